@@ -1,0 +1,46 @@
+# RoPE, derived and run -- build the book, run the tests.
+#   make book   create .venv if missing, install, build the site into _build/html
+#   make test   the same environment plus the test tools; ruff and the whole pytest suite
+# torch is installed first and pinned (a CPU wheel): an unpinned torch pulls a multi-GB CUDA build.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+TORCH_PIN := torch==2.13.0
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: book test lint notebooks clean help
+
+help:
+	@echo "make book       build the site (creates $(VENV) when missing)"
+	@echo "make test       ruff + every test (package, notebooks, site)"
+	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.txt pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet --disable-pip-version-check $(TORCH_PIN)
+	$(PIP) install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)
+	$(PIP) install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@$(BIN)/python -c "import torch, sys; v = torch.__version__.split('+')[0]; \
+	  sys.exit(0 if v == '2.13.0' else 'torch was changed to ' + torch.__version__)"
+	touch $@
+
+book: $(RUNTIME_STAMP)
+	$(BIN)/jupyter-book build --all -W --keep-going .
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf _build .pytest_cache .ruff_cache

@@ -1,0 +1,314 @@
+r"""Rotary position embedding itself: frequencies, rotation matrices and the fast form.
+
+Conventions used everywhere in :mod:`ropelab` (chapter 3 explains them):
+
+* ``dim`` is the rotary dimension *d*, a positive even integer; there are d/2 planes.
+* Plane *i* (``i = 0 .. d/2 - 1``) turns by the angle :math:`m\theta_i` at position *m*,
+  with :math:`\theta_i = \beta^{-2i/d}` (RoFormer, eq. 15; the sources' ``get_theta``).
+* ``layout="interleaved"`` pairs coordinates ``(2i, 2i+1)``: adjacent pairs, as in the
+  RoFormer paper and Meta's original Llama code.
+* ``layout="half"`` pairs coordinates ``(i, i + d/2)``: the two halves, as in GPT-NeoX and
+  Hugging Face transformers (``rotate_half``).
+
+Both layouts describe the same rotation; :func:`interleaved_to_half` is the permutation
+between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._checks import (
+    check_base,
+    check_dim,
+    check_finite_array,
+    check_layout,
+    check_positive,
+)
+
+__all__ = [
+    "apply_rope",
+    "apply_rope_complex",
+    "half_to_interleaved",
+    "interleaved_to_half",
+    "inv_freq",
+    "layout_permutation",
+    "rotation_matrix",
+]
+
+
+def inv_freq(dim: int, base: float = 10000.0) -> np.ndarray:
+    r"""The rotation frequencies :math:`\theta_i = \beta^{-2i/d}`, ``i = 0 .. d/2 - 1``.
+
+    .. math:: \theta_i = \mathrm{base}^{-2i/d}
+
+    Source: RoFormer (Su et al., 2021), eq. 15, which borrows the geometric spectrum of the
+    sinusoidal encoding of *Attention Is All You Need*. Chapter 4 studies this spectrum.
+
+    Args:
+        dim: rotary dimension *d*, a positive even integer.
+        base: :math:`\beta > 0`. ``base = 1`` gives every :math:`\theta_i = 1`
+            (the sources' first decay experiment, chapter 5).
+
+    Returns:
+        float64 array of shape ``(dim // 2,)``, decreasing from 1.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    exponents = np.arange(0, dim, 2, dtype=np.float64) / dim
+    return base ** (-exponents)
+
+
+def _frequencies(dim: int | None, base: float, inv_freq_: Any) -> np.ndarray:
+    """The θ vector to use: ``inv_freq_`` if given (checked), else :func:`inv_freq`."""
+    if inv_freq_ is None:
+        if dim is None:
+            raise ValueError("dim is required when inv_freq is not given")
+        return inv_freq(dim, base)
+    theta = check_finite_array(_to_numpy(inv_freq_), "inv_freq")
+    if theta.ndim != 1 or theta.size == 0:
+        raise ValueError(f"inv_freq must be a non-empty 1-D array, got shape {theta.shape}")
+    if dim is not None and 2 * theta.size != check_dim(dim):
+        raise ValueError(f"inv_freq has {theta.size} entries but dim={dim} needs {dim // 2}")
+    return theta
+
+
+def rotation_matrix(
+    position: Any,
+    dim: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    *,
+    inv_freq: Any = None,
+) -> np.ndarray:
+    r"""The dense block-diagonal rotation :math:`R^d_{\Theta,m}` (RoFormer eq. 15; chapter 3).
+
+    .. math::
+        R^d_{\Theta,m} = \operatorname{diag}\big(R(m\theta_0), \dots, R(m\theta_{d/2-1})\big),
+        \qquad R(\phi) = \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}
+
+    With ``layout="half"`` the same planes are laid out on coordinates ``(i, i + d/2)``, so the
+    result is :math:`P R_{\text{interleaved}} P^\top` with *P* from :func:`layout_permutation`.
+    This matrix is for teaching and checking; :func:`apply_rope` never builds it.
+
+    Args:
+        position: the position *m* (a scalar or an array of positions).
+        dim: rotary dimension *d*.
+        base: :math:`\beta` of :func:`inv_freq`.
+        layout: ``"interleaved"`` or ``"half"``.
+        inv_freq: optional frequencies overriding ``base``.
+
+    Returns:
+        float64 array of shape ``position.shape + (dim, dim)``.
+    """
+    layout = check_layout(layout)
+    theta = _frequencies(dim, base, inv_freq)
+    m = check_finite_array(position, "position")
+    angles = m[..., None] * theta  # (..., d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    half = theta.size
+    first, second = _pair_indices(2 * half, layout)
+    matrix = np.zeros((*m.shape, 2 * half, 2 * half))
+    matrix[..., first, first] = cos
+    matrix[..., first, second] = -sin
+    matrix[..., second, first] = sin
+    matrix[..., second, second] = cos
+    return matrix
+
+
+def _pair_indices(dim: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates (first, second) of each plane: ``(2i, 2i+1)`` or ``(i, i + d/2)``."""
+    if layout == "interleaved":
+        return np.arange(0, dim, 2), np.arange(1, dim, 2)
+    return np.arange(dim // 2), np.arange(dim // 2, dim)
+
+
+def layout_permutation(dim: int) -> np.ndarray:
+    r"""The permutation matrix *P* with ``x_half = P @ x_interleaved`` (chapter 3).
+
+    Row *i* of *P* picks coordinate ``2i`` and row ``i + d/2`` picks ``2i + 1``, so that
+    :math:`R_{\text{half}} = P R_{\text{interleaved}} P^\top`.
+    """
+    dim = check_dim(dim)
+    first, second = _pair_indices(dim, "interleaved")
+    rows = np.concatenate([first, second])
+    matrix = np.zeros((dim, dim))
+    matrix[np.arange(dim), rows] = 1.0
+    return matrix
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+def _to_numpy(x: Any) -> Any:
+    if _is_torch(x):
+        return x.detach().cpu().numpy()
+    return x
+
+
+def _check_last_axis_even(x: Any, name: str = "x") -> int:
+    dim = x.shape[-1] if getattr(x, "ndim", 0) else 0
+    if dim == 0 or dim % 2:
+        raise ValueError(f"the last axis of {name} must have positive even length, got {dim}")
+    return dim
+
+
+def interleaved_to_half(x: Any) -> Any:
+    r"""Reorder the last axis from the interleaved pairing to the half-split pairing.
+
+    ``(x0, x1, x2, x3, ..., x_{d-2}, x_{d-1})`` becomes
+    ``(x0, x2, ..., x_{d-2}, x1, x3, ..., x_{d-1})``: plane *i*, stored at ``(2i, 2i+1)``,
+    moves to ``(i, i + d/2)``. Applied to the output rows of :math:`W_q` and :math:`W_k`
+    of each head, this is the permutation that converting Meta's Llama checkpoints to
+    transformers performs (chapter 3). Works on numpy arrays and torch tensors.
+    """
+    _check_last_axis_even(x)
+    if _is_torch(x):
+        import torch
+
+        return torch.cat((x[..., 0::2], x[..., 1::2]), dim=-1)
+    x = np.asarray(x)
+    return np.concatenate((x[..., 0::2], x[..., 1::2]), axis=-1)
+
+
+def half_to_interleaved(x: Any) -> Any:
+    """The inverse of :func:`interleaved_to_half`: coordinates ``(i, i + d/2)`` go to ``(2i, 2i+1)``."""
+    dim = _check_last_axis_even(x)
+    half = dim // 2
+    if _is_torch(x):
+        import torch
+
+        return torch.stack((x[..., :half], x[..., half:]), dim=-1).flatten(-2)
+    x = np.asarray(x)
+    return np.stack((x[..., :half], x[..., half:]), axis=-1).reshape(x.shape)
+
+
+def rope_angles(positions: Any, theta: np.ndarray) -> np.ndarray:
+    r"""The angles :math:`m\theta_i` in float64, shape ``positions.shape + (d/2,)``."""
+    m = check_finite_array(_to_numpy(positions), "positions")
+    return m[..., None] * theta
+
+
+def apply_rope(
+    x: Any,
+    positions: Any,
+    *,
+    base: float = 10000.0,
+    inv_freq: Any = None,
+    layout: str = "interleaved",
+    attention_factor: float = 1.0,
+) -> Any:
+    r"""Rotate ``x`` by RoPE with the fast elementwise form (RoFormer eq. 34; chapter 3).
+
+    For each plane *i* with coordinates ``(a, b)`` (see :mod:`ropelab.core` for the layouts):
+
+    .. math::
+        \begin{aligned}
+        y_a &= s\,(x_a\cos m\theta_i - x_b\sin m\theta_i)\\
+        y_b &= s\,(x_b\cos m\theta_i + x_a\sin m\theta_i)
+        \end{aligned}
+
+    i.e. :math:`y = s\,(x \otimes \cos + \mathrm{rotate}(x) \otimes \sin)`, where *s* is
+    ``attention_factor`` (YaRN and LongRoPE scale cos and sin by it, as transformers does).
+    No d×d matrix is built: the cost is O(d) per vector instead of O(d²).
+
+    The angles :math:`m\theta_i` are computed in float64 whatever the dtype of ``x`` and only
+    cos and sin are rounded to it, so a float32 result at position :math:`2^{20}` is within
+    1e-5 of the exact rotation. transformers' Llama rotary embedding forms the angles in
+    float32 and is about 2e-2 off at that position.
+
+    If ``inv_freq`` has fewer than ``x.shape[-1] / 2`` entries, only the first
+    ``2 * len(inv_freq)`` coordinates are rotated and the rest pass through unchanged
+    (partial rotary embedding, as in GPT-NeoX and Phi).
+
+    Args:
+        x: numpy array or torch tensor; the last axis is the head dimension and the
+            second-to-last is the sequence axis. ``x`` itself is not scanned for NaN.
+        positions: positions *m* broadcasting against the second-to-last axis of ``x``
+            (for example shape ``(seq,)`` or ``(batch, 1, seq)``); finite, may be fractional.
+        base: :math:`\beta` used when ``inv_freq`` is not given.
+        inv_freq: the frequencies :math:`\theta_i` (overrides ``base``), e.g. from
+            :func:`ropelab.frequencies_from_config`.
+        layout: ``"interleaved"`` (pairs ``(2i, 2i+1)``) or ``"half"`` (pairs ``(i, i+d/2)``).
+        attention_factor: finite scale *s* > 0 applied to cos and sin.
+
+    Returns:
+        The rotated array: numpy in, numpy out (float dtypes kept, integers promoted to
+        float64); torch in, torch out with the same dtype and device.
+    """
+    layout = check_layout(layout)
+    scale = check_positive(attention_factor, "attention_factor")
+    head_dim = _check_last_axis_even(x)
+    if inv_freq is None:
+        theta = _frequencies(head_dim, base, None)
+    else:
+        theta = _frequencies(None, base, inv_freq)
+        if 2 * theta.size > head_dim:
+            raise ValueError(
+                f"inv_freq has {theta.size} entries, more than x's last axis ({head_dim}) allows"
+            )
+    angles = rope_angles(positions, theta)  # (..., seq, d_rot/2), float64
+    cos, sin = np.cos(angles), np.sin(angles)
+    if scale != 1.0:
+        cos *= scale
+        sin *= scale
+    if _is_torch(x):
+        return _rotate_torch(x, cos, sin, layout)
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    return _rotate(x, cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False), layout)
+
+
+def _rotate(x: Any, cos: Any, sin: Any, layout: str) -> Any:
+    """The elementwise rotation, written once for numpy arrays and torch tensors.
+
+    ``cos`` and ``sin`` have shape ``(..., seq, r)`` with ``2r <= x.shape[-1]``; they are
+    already in ``x``'s dtype. Coordinates past ``2r`` are copied unchanged.
+    """
+    r = cos.shape[-1]
+    out = x.copy() if isinstance(x, np.ndarray) else x.clone()
+    if layout == "half":
+        a, b = x[..., :r], x[..., r : 2 * r]
+        out_a, out_b = (slice(0, r), slice(r, 2 * r))
+    else:
+        a, b = x[..., 0 : 2 * r : 2], x[..., 1 : 2 * r : 2]
+        out_a, out_b = (slice(0, 2 * r, 2), slice(1, 2 * r, 2))
+    out[..., out_a] = a * cos - b * sin
+    out[..., out_b] = b * cos + a * sin
+    return out
+
+
+def _rotate_torch(x: Any, cos: np.ndarray, sin: np.ndarray, layout: str) -> Any:
+    import torch
+
+    cos_t = torch.from_numpy(cos).to(device=x.device, dtype=x.dtype)
+    sin_t = torch.from_numpy(sin).to(device=x.device, dtype=x.dtype)
+    return _rotate(x, cos_t, sin_t, layout)
+
+
+def apply_rope_complex(
+    x: Any, positions: Any, *, base: float = 10000.0, inv_freq: Any = None
+) -> np.ndarray:
+    r"""RoPE as complex multiplication (RoFormer eq. 12-13; chapter 2).
+
+    Plane *i* of the interleaved layout is read as the complex number
+    :math:`z_i = x_{2i} + \mathrm{i}\,x_{2i+1}` and multiplied by :math:`e^{\mathrm{i} m\theta_i}`:
+
+    .. math:: z_i \mapsto z_i\, e^{\mathrm{i} m \theta_i}
+
+    This is the derivation's form, kept as an independent check on :func:`apply_rope`.
+    Returns a float64 numpy array in the interleaved layout.
+    """
+    values = np.asarray(_to_numpy(x), dtype=np.float64)
+    head_dim = _check_last_axis_even(values)
+    theta = _frequencies(head_dim, base, inv_freq)
+    z = values[..., 0::2] + 1j * values[..., 1::2]
+    rotated = z * np.exp(1j * rope_angles(positions, theta))
+    out = np.empty(np.broadcast_shapes(values.shape, (*rotated.shape[:-1], head_dim)))
+    out[..., 0::2] = rotated.real
+    out[..., 1::2] = rotated.imag
+    return out
