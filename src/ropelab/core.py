@@ -35,6 +35,7 @@ __all__ = [
     "interleaved_to_half",
     "inv_freq",
     "layout_permutation",
+    "rotate_pairs",
     "rotation_matrix",
 ]
 
@@ -260,14 +261,27 @@ def apply_rope(
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
         x = x.astype(np.float64)
-    return _rotate(x, cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False), layout)
+    return rotate_pairs(x, cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False), layout)
 
 
-def _rotate(x: Any, cos: Any, sin: Any, layout: str) -> Any:
-    """The elementwise rotation, written once for numpy arrays and torch tensors.
+def rotate_pairs(x: Any, cos: Any, sin: Any, layout: str) -> Any:
+    r"""The elementwise rotation of RoFormer eq. 34 given per-plane cos and sin (chapter 3).
 
-    ``cos`` and ``sin`` have shape ``(..., seq, r)`` with ``2r <= x.shape[-1]``; they are
-    already in ``x``'s dtype. Coordinates past ``2r`` are copied unchanged.
+    For plane *i* with coordinates ``(a, b)`` (``(2i, 2i+1)`` interleaved, ``(i, i+r)`` half):
+
+    .. math:: y_a = x_a\cos_i - x_b\sin_i, \qquad y_b = x_b\cos_i + x_a\sin_i
+
+    Written once for numpy arrays and torch tensors (autograd flows through it).
+
+    Args:
+        x: array or tensor ``(..., seq, head_dim)``.
+        cos, sin: ``(..., seq, r)`` in ``x``'s dtype, broadcasting against ``x``, already
+            scaled by any attention factor; ``2r <= head_dim``. Coordinates past ``2r``
+            (partial rotary embedding) are copied unchanged.
+        layout: ``"interleaved"`` or ``"half"``.
+
+    Returns:
+        A new array or tensor of ``x``'s shape.
     """
     r = cos.shape[-1]
     out = x.copy() if isinstance(x, np.ndarray) else x.clone()
@@ -287,7 +301,7 @@ def _rotate_torch(x: Any, cos: np.ndarray, sin: np.ndarray, layout: str) -> Any:
 
     cos_t = torch.from_numpy(cos).to(device=x.device, dtype=x.dtype)
     sin_t = torch.from_numpy(sin).to(device=x.device, dtype=x.dtype)
-    return _rotate(x, cos_t, sin_t, layout)
+    return rotate_pairs(x, cos_t, sin_t, layout)
 
 
 def apply_rope_complex(

@@ -1,0 +1,816 @@
+r"""Context-extension RoPE frequencies read from a model config, as transformers computes them.
+
+A checkpoint's ``config.json`` says how its rotary embedding was stretched: ``rope_theta``
+and a ``rope_parameters`` dict (transformers 5) or the older ``rope_scaling`` dict. This
+module turns such a config into the numbers the model actually uses,
+
+.. math:: (\theta'_0, \dots, \theta'_{d/2-1}),\ s_{\text{attn}},
+
+the scaled frequencies and the factor that multiplies cos and sin, for the six rope types
+that chapter 6 of the book explains: ``default``, ``linear``, ``dynamic``, ``yarn``,
+``longrope`` and ``llama3``.
+
+It works in two steps:
+
+1. :func:`rope_spec_from_config` reads the config, applies transformers' precedence rules and
+   defaults, and returns a frozen :class:`RopeSpec` of resolved, checked parameters.
+2. The function registered for the spec's rope type in :data:`ROPE_TYPES` evaluates the
+   formula, in float64, and returns ``(inv_freq, attention_factor)``.
+
+:func:`frequencies_from_config` does both. The results agree with transformers'
+``ROPE_INIT_FUNCTIONS`` to float32 rounding (transformers computes in float32).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_base, check_dim, check_finite_array, check_log_base, check_positive
+from .core import inv_freq
+
+__all__ = [
+    "DEFAULT_ROPE_THETA",
+    "ROPE_TYPES",
+    "RopeSpec",
+    "default_frequencies",
+    "dynamic_frequencies",
+    "dynamic_ntk_base",
+    "frequencies_from_config",
+    "linear_frequencies",
+    "llama3_bands",
+    "llama3_frequencies",
+    "longrope_attention_factor",
+    "longrope_frequencies",
+    "rope_spec_from_config",
+    "yarn_attention_factor",
+    "yarn_correction_dim",
+    "yarn_correction_range",
+    "yarn_frequencies",
+    "yarn_ramp",
+]
+
+DEFAULT_ROPE_THETA = 10000.0
+"""The base used when a config names none (transformers' ``default_theta``)."""
+
+_YARN_BETA_FAST = 32.0
+_YARN_BETA_SLOW = 1.0
+
+# Rope types whose config carries a pre-extension context length.
+_ORIGINAL_LENGTH_TYPES = ("yarn", "longrope", "llama3")
+
+
+# ---------------------------------------------------------------------------------------------
+# Small value checks (ValueError naming the key, the allowed range and the value received)
+# ---------------------------------------------------------------------------------------------
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, Real | np.floating | np.integer) and not isinstance(value, bool)
+
+
+def _finite(value: Any, name: str) -> float:
+    """Any finite real number."""
+    if not _is_real(value) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
+def _count(value: Any, name: str, minimum: int = 1) -> int:
+    """An integer-valued real number >= ``minimum`` (a length in tokens, a dimension)."""
+    if isinstance(value, bool) or not _is_real(value):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or not number.is_integer() or number < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(number)
+
+
+def _check_seq_len(seq_len: Any) -> int | None:
+    """``None`` or an integer-like length >= 0 (a 0-d numpy array or torch tensor is accepted)."""
+    if seq_len is None:
+        return None
+    if getattr(seq_len, "ndim", None) == 0 and hasattr(seq_len, "item"):
+        seq_len = seq_len.item()
+    return _count(seq_len, "seq_len", minimum=0)
+
+
+def _factor_list(values: Any, name: str, planes: int) -> tuple[float, ...]:
+    """LongRoPE's per-plane rescale factors: ``planes`` finite numbers > 0."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
+        raise ValueError(f"{name} must be a list of {planes} numbers > 0, got {values!r}")
+    array = check_finite_array(values, name)
+    if array.shape != (planes,):
+        raise ValueError(
+            f"{name} must have rotary_dim / 2 = {planes} entries, got shape {array.shape}"
+        )
+    if np.any(array <= 0):
+        raise ValueError(f"{name} must be > 0 everywhere, got a minimum of {array.min():g}")
+    return tuple(float(x) for x in array)
+
+
+# ---------------------------------------------------------------------------------------------
+# The resolved parameters
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RopeSpec:
+    r"""The rotary-embedding parameters of one model, resolved and checked.
+
+    Built by :func:`rope_spec_from_config` (which applies transformers' precedence rules and
+    defaults) or directly. Construction checks every field that is set: finite, in range,
+    and the right length; a field that the rope type needs but that is ``None`` is reported
+    when the frequencies are computed.
+
+    Attributes:
+        rope_type: a key of :data:`ROPE_TYPES`.
+        head_dim: size of one attention head.
+        rope_theta: the base :math:`\beta > 0`.
+        partial_rotary_factor: fraction of the head that is rotated, in (0, 1].
+        max_position_embeddings: the context length the config declares (the extended one).
+        factor: the scale *s* (resolved: YaRN and LongRoPE derive it when the config has null).
+        original_max_position_embeddings: the pre-extension context length
+            (yarn, longrope, llama3).
+        attention_factor: explicit cos/sin scale for yarn or longrope; ``None`` means the
+            method's own formula.
+        beta_fast, beta_slow: YaRN's rotation counts bounding the ramp.
+        mscale, mscale_all_dim: DeepSeek-style YaRN attention-factor parameters.
+        truncate: whether YaRN rounds its correction range to whole planes.
+        short_factor, long_factor: LongRoPE's per-plane rescale factors.
+        low_freq_factor, high_freq_factor: Llama 3.1's band edges.
+    """
+
+    rope_type: str
+    head_dim: int
+    rope_theta: float = DEFAULT_ROPE_THETA
+    partial_rotary_factor: float = 1.0
+    max_position_embeddings: int | None = None
+    factor: float | None = None
+    original_max_position_embeddings: int | None = None
+    attention_factor: float | None = None
+    beta_fast: float = _YARN_BETA_FAST
+    beta_slow: float = _YARN_BETA_SLOW
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    truncate: bool = True
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+    low_freq_factor: float | None = None
+    high_freq_factor: float | None = None
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        if self.rope_type not in ROPE_TYPES:
+            raise ValueError(
+                f"rope_type must be one of {sorted(ROPE_TYPES)}, got {self.rope_type!r}"
+            )
+        put("head_dim", _count(self.head_dim, "head_dim"))
+        put("rope_theta", check_base(self.rope_theta, "rope_theta"))
+        factor = check_positive(self.partial_rotary_factor, "partial_rotary_factor")
+        if factor > 1:
+            raise ValueError(f"partial_rotary_factor must be in (0, 1], got {factor:g}")
+        put("partial_rotary_factor", factor)
+        rotary = int(self.head_dim * factor)
+        if rotary <= 0 or rotary % 2:
+            raise ValueError(
+                "the rotary dimension int(head_dim * partial_rotary_factor) = "
+                f"int({self.head_dim} * {factor:g}) = {rotary} must be a positive even integer"
+            )
+        for name in ("max_position_embeddings", "original_max_position_embeddings"):
+            if getattr(self, name) is not None:
+                put(name, _count(getattr(self, name), name))
+        for name in ("factor", "attention_factor", "low_freq_factor", "high_freq_factor"):
+            if getattr(self, name) is not None:
+                put(name, check_positive(getattr(self, name), name))
+        for name in ("mscale", "mscale_all_dim"):
+            if getattr(self, name) is not None:
+                put(name, _finite(getattr(self, name), name))
+        put("beta_fast", check_positive(self.beta_fast, "beta_fast"))
+        put("beta_slow", check_positive(self.beta_slow, "beta_slow"))
+        if self.beta_fast < self.beta_slow:
+            raise ValueError(
+                f"beta_fast must be >= beta_slow, got beta_fast={self.beta_fast:g} "
+                f"and beta_slow={self.beta_slow:g}"
+            )
+        if not isinstance(self.truncate, bool | np.bool_):
+            raise ValueError(f"truncate must be True or False, got {self.truncate!r}")
+        put("truncate", bool(self.truncate))
+        for name in ("short_factor", "long_factor"):
+            if getattr(self, name) is not None:
+                put(name, _factor_list(getattr(self, name), name, rotary // 2))
+        low, high = self.low_freq_factor, self.high_freq_factor
+        if low is not None and high is not None and high <= low:
+            raise ValueError(
+                f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high:g} "
+                f"and low_freq_factor={low:g}"
+            )
+
+    @property
+    def rotary_dim(self) -> int:
+        """The rotated dimension *d* = ``int(head_dim * partial_rotary_factor)``."""
+        return int(self.head_dim * self.partial_rotary_factor)
+
+
+def _need(spec: RopeSpec, name: str) -> Any:
+    """``getattr(spec, name)``, or a ValueError saying the rope type requires it."""
+    value = getattr(spec, name)
+    if value is None:
+        raise ValueError(f"{name} is required for rope_type {spec.rope_type!r}, got None")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a config
+# ---------------------------------------------------------------------------------------------
+
+
+def _config_mapping(config: Any) -> Mapping[str, Any]:
+    if isinstance(config, Mapping):
+        return config
+    to_dict = getattr(config, "to_dict", None)
+    if callable(to_dict):
+        mapping = to_dict()
+        if isinstance(mapping, Mapping):
+            return mapping
+    raise ValueError(
+        "config must be a mapping (a config.json dict) or an object with a to_dict() method, "
+        f"got {type(config).__name__}"
+    )
+
+
+def _rope_dict(config: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """The rope dict and the key it came from.
+
+    transformers takes ``rope_scaling`` when it is non-empty, else ``rope_parameters``.
+    """
+    rope_scaling = config.get("rope_scaling")
+    key = "rope_scaling" if rope_scaling else "rope_parameters"
+    params = rope_scaling or config.get("rope_parameters") or {}
+    if not isinstance(params, Mapping):
+        raise ValueError(f"{key} must be a dict of rope parameters, got {params!r}")
+    nested = [k for k, v in params.items() if isinstance(v, Mapping)]
+    if nested:
+        raise ValueError(
+            f"{key} is nested per layer type (keys {nested}); pass a config whose {key} "
+            "is the dict of one layer type"
+        )
+    return key, params
+
+
+def _head_dim(config: Mapping[str, Any]) -> int:
+    if config.get("head_dim") is not None:
+        return _count(config["head_dim"], "head_dim")
+    hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
+    if hidden is None or heads is None:
+        raise ValueError(
+            "config must give head_dim, or hidden_size and num_attention_heads "
+            "(head_dim = hidden_size // num_attention_heads)"
+        )
+    head_dim = _count(hidden, "hidden_size") // _count(heads, "num_attention_heads")
+    if head_dim < 1:
+        raise ValueError(
+            f"hidden_size // num_attention_heads must be >= 1, got {hidden} // {heads} = 0"
+        )
+    return head_dim
+
+
+def rope_spec_from_config(config: Any) -> RopeSpec:
+    """Resolve a transformers-style config into a :class:`RopeSpec`, as transformers does.
+
+    ``config`` is a ``config.json`` mapping or an object with ``to_dict()`` (such as a
+    ``transformers.PretrainedConfig``). The rules, from ``standardize_rope_params``, the
+    config classes and the ``_compute_*_parameters`` functions of transformers 5:
+
+    * The rope dict is ``rope_scaling`` if non-empty, else ``rope_parameters``; neither means
+      ``{"rope_type": "default"}``.
+    * The type is the dict's ``rope_type``, else its legacy ``type``, else ``"default"``.
+    * ``rope_theta`` and ``partial_rotary_factor``: the dict's value, else the top-level key,
+      else 10000 and 1.
+    * ``head_dim``: the top-level ``head_dim``, else ``hidden_size // num_attention_heads``.
+    * For yarn, longrope and llama3, ``original_max_position_embeddings`` is the *top-level*
+      key when the config has one (it wins over the dict's, as for Phi-3), else the dict's,
+      else ``max_position_embeddings``.
+    * ``factor`` is required by linear, dynamic and llama3 and must be >= 1 wherever given.
+      yarn requires the key but allows null; yarn and longrope then use
+      ``max_position_embeddings / original_max_position_embeddings``.
+    * ``beta_fast`` / ``beta_slow``: missing, null or 0 means 32 / 1. ``truncate``: missing
+      means True; transformers tests it for truth, so null means False.
+    * llama3 requires ``low_freq_factor`` and ``high_freq_factor``; longrope requires
+      ``short_factor`` and ``long_factor`` of length rotary_dim / 2.
+
+    Raises:
+        ValueError: naming the offending key and what is allowed.
+    """
+    if isinstance(config, RopeSpec):
+        return config
+    config = _config_mapping(config)
+    where, params = _rope_dict(config)
+
+    def pick(key: str, default: Any = None) -> Any:
+        """The rope dict's value, else the top-level one, else ``default``."""
+        if params.get(key) is not None:
+            return params[key]
+        if config.get(key) is not None:
+            return config[key]
+        return default
+
+    rope_type = params["rope_type"] if "rope_type" in params else params.get("type", "default")
+    if rope_type not in ROPE_TYPES:
+        raise ValueError(
+            f"{where}['rope_type'] must be one of {sorted(ROPE_TYPES)}, got {rope_type!r}"
+        )
+
+    def required(key: str) -> Any:
+        if params.get(key) is None:
+            raise ValueError(f"{where}['{key}'] is required for rope_type {rope_type!r}")
+        return params[key]
+
+    fields: dict[str, Any] = {
+        "rope_type": rope_type,
+        "head_dim": _head_dim(config),
+        "rope_theta": pick("rope_theta", DEFAULT_ROPE_THETA),
+        "partial_rotary_factor": pick("partial_rotary_factor", 1.0),
+        "max_position_embeddings": config.get("max_position_embeddings"),
+    }
+    max_len = fields["max_position_embeddings"]
+    if max_len is not None:
+        max_len = _count(max_len, "max_position_embeddings")
+
+    if rope_type in ("linear", "dynamic", "llama3"):
+        fields["factor"] = required("factor")
+    elif rope_type in ("yarn", "longrope"):
+        if rope_type == "yarn" and "factor" not in params:
+            raise ValueError(
+                f"{where}['factor'] is required for rope_type 'yarn' (null means "
+                "max_position_embeddings / original_max_position_embeddings)"
+            )
+        fields["factor"] = params.get("factor")
+    if fields.get("factor") is not None:
+        check_positive(fields["factor"], f"{where}['factor']", minimum=1.0, inclusive=True)
+
+    if rope_type == "dynamic" and max_len is None:
+        raise ValueError("max_position_embeddings is required for rope_type 'dynamic'")
+
+    if rope_type in _ORIGINAL_LENGTH_TYPES:
+        key = "original_max_position_embeddings"
+        original = config.get(key)
+        if original is None:
+            original = params.get(key)
+        if original is None:
+            original = max_len
+        if original is None:
+            raise ValueError(
+                f"rope_type {rope_type!r} needs {key} (top level or in {where}) "
+                "or max_position_embeddings"
+            )
+        original = fields[key] = _count(original, key)
+        if fields["factor"] is None:
+            if max_len is None:
+                raise ValueError(
+                    f"{where}['factor'] is null, so rope_type {rope_type!r} needs "
+                    "max_position_embeddings to derive it"
+                )
+            fields["factor"] = max_len / original
+
+    if rope_type in ("yarn", "longrope"):
+        fields["attention_factor"] = params.get("attention_factor")
+    if rope_type == "yarn":
+        fields["beta_fast"] = params.get("beta_fast") or _YARN_BETA_FAST
+        fields["beta_slow"] = params.get("beta_slow") or _YARN_BETA_SLOW
+        fields["mscale"] = params.get("mscale")
+        fields["mscale_all_dim"] = params.get("mscale_all_dim")
+        truncate = params.get("truncate", True)
+        if truncate is not None and not isinstance(truncate, bool | np.bool_):
+            raise ValueError(f"{where}['truncate'] must be true or false, got {truncate!r}")
+        fields["truncate"] = bool(truncate)
+    if rope_type == "longrope":
+        fields["short_factor"] = required("short_factor")
+        fields["long_factor"] = required("long_factor")
+    if rope_type == "llama3":
+        fields["low_freq_factor"] = required("low_freq_factor")
+        fields["high_freq_factor"] = required("high_freq_factor")
+    return RopeSpec(**fields)
+
+
+def frequencies_from_config(config: Any, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""The RoPE frequencies and attention factor a model config prescribes.
+
+    Args:
+        config: a ``config.json`` mapping, an object with ``to_dict()`` (a transformers
+            ``PretrainedConfig``) or a :class:`RopeSpec`.
+        seq_len: the current sequence length, an integer >= 0. Only ``dynamic`` (which
+            rescales its base beyond ``max_position_embeddings``) and ``longrope`` (which
+            switches to ``long_factor`` beyond ``original_max_position_embeddings``) use it;
+            ``None`` means "at initialisation", as in transformers.
+
+    Returns:
+        ``(inv_freq, attention_factor)``: a float64 array of the rotary_dim / 2 frequencies
+        :math:`\theta'_i`, and the Python float that scales cos and sin.
+
+    Raises:
+        ValueError: for an unknown rope type, a missing required key, or a value out of range.
+    """
+    spec = rope_spec_from_config(config)
+    return ROPE_TYPES[spec.rope_type](spec, _check_seq_len(seq_len))
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers that chapter 6 plots
+# ---------------------------------------------------------------------------------------------
+
+
+def dynamic_ntk_base(
+    base: float,
+    dim: int,
+    factor: float,
+    seq_len: int | None,
+    max_position_embeddings: int,
+) -> float:
+    r"""The base that dynamic NTK scaling uses at sequence length *L*.
+
+    .. math::
+        \beta' = \beta\left(\frac{s\,L}{L_{\max}} - (s - 1)\right)^{d/(d-2)},
+        \qquad L = \max(\mathrm{seq\_len},\ L_{\max})
+
+    At :math:`L \le L_{\max}` the bracket is 1 and the base is unchanged; beyond, it grows
+    so that the lowest frequency is slowed by about :math:`sL/L_{\max} - (s-1)`.
+    ``seq_len=None`` means :math:`L_{\max}`. Source: bloc97's and emozilla's NTK-aware /
+    dynamic NTK posts (r/LocalLLaMA, 2023). Explained in chapter 6 of the book.
+
+    Args:
+        base: :math:`\beta > 0`.
+        dim: rotary dimension *d*, even and > 2.
+        factor: scale *s* > 0.
+        seq_len: current length *L* (integer >= 0) or ``None``.
+        max_position_embeddings: :math:`L_{\max}`, the length at which scaling starts.
+    """
+    base = check_base(base)
+    dim = check_dim(dim)
+    if dim <= 2:
+        raise ValueError(f"dim must be > 2 for dynamic NTK scaling (exponent d/(d-2)), got {dim}")
+    factor = check_positive(factor, "factor")
+    max_len = _count(max_position_embeddings, "max_position_embeddings")
+    length = _check_seq_len(seq_len)
+    length = max_len if length is None else max(length, max_len)
+    return base * (factor * length / max_len - (factor - 1)) ** (dim / (dim - 2))
+
+
+def yarn_correction_dim(
+    num_rotations: float, dim: int, base: float, original_max_position_embeddings: int
+) -> float:
+    r"""The (fractional) plane index whose wave turns ``num_rotations`` times over the context.
+
+    Plane *i* has wavelength :math:`\lambda_i = 2\pi\beta^{2i/d}`, so over
+    :math:`L_{\text{orig}}` tokens it turns :math:`L_{\text{orig}}/\lambda_i` times. Solving
+    :math:`L_{\text{orig}}/\lambda_i = r` for *i*:
+
+    .. math:: i(r) = \frac{d\,\ln\!\big(L_{\text{orig}} / (2\pi r)\big)}{2\ln\beta}
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, section 3.2. Explained in chapter 6
+    of the book.
+    """
+    rotations = check_positive(num_rotations, "num_rotations")
+    dim = check_dim(dim)
+    base = check_log_base(base)
+    original = _count(original_max_position_embeddings, "original_max_position_embeddings")
+    return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+
+def yarn_correction_range(
+    dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = _YARN_BETA_FAST,
+    beta_slow: float = _YARN_BETA_SLOW,
+    truncate: bool = True,
+) -> tuple[float, float]:
+    r"""YaRN's correction range :math:`(\ell, h)`: the planes between β_fast and β_slow rotations.
+
+    .. math::
+        \ell = \max\big(\lfloor i(\beta_{\text{fast}}) \rfloor,\ 0\big), \qquad
+        h = \min\big(\lceil i(\beta_{\text{slow}}) \rceil,\ d - 1\big)
+
+    with :math:`i(r)` from :func:`yarn_correction_dim`. Planes below :math:`\ell` turn more
+    than :math:`\beta_{\text{fast}}` times over the original context and are kept; planes
+    above *h* turn fewer than :math:`\beta_{\text{slow}}` times and are interpolated.
+    ``truncate=False`` skips the floor and ceil (as transformers' ``truncate`` option).
+    The upper clamp is at *d* − 1, not d/2 − 1, exactly as in the reference code.
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071 (defaults β_fast = 32, β_slow = 1).
+    Explained in chapter 6 of the book.
+    """
+    low = yarn_correction_dim(beta_fast, dim, base, original_max_position_embeddings)
+    high = yarn_correction_dim(beta_slow, dim, base, original_max_position_embeddings)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return float(max(low, 0)), float(min(high, dim - 1))
+
+
+def yarn_ramp(
+    dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = _YARN_BETA_FAST,
+    beta_slow: float = _YARN_BETA_SLOW,
+    truncate: bool = True,
+) -> np.ndarray:
+    r"""YaRN's per-plane interpolation weight :math:`w_i \in [0, 1]` (0: keep, 1: divide by *s*).
+
+    .. math::
+        w_i = \operatorname{clip}\!\left(\frac{i - \ell}{h - \ell},\ 0,\ 1\right),
+        \qquad \theta'_i = (1 - w_i)\,\theta_i + w_i\,\frac{\theta_i}{s}
+
+    with :math:`(\ell, h)` from :func:`yarn_correction_range` (*h* is nudged by 0.001 when
+    it equals :math:`\ell`). The paper's ramp is :math:`\gamma = 1 - w`.
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, "NTK-by-parts" (eq. 18-19).
+    Explained in chapter 6 of the book.
+
+    Returns:
+        float64 array of shape ``(dim // 2,)``.
+    """
+    low, high = yarn_correction_range(
+        dim, base, original_max_position_embeddings, beta_fast, beta_slow, truncate
+    )
+    if low == high:
+        high += 0.001
+    planes = np.arange(check_dim(dim) // 2, dtype=np.float64)
+    return np.clip((planes - low) / (high - low), 0.0, 1.0)
+
+
+def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    """0.1 · mscale · ln(s) + 1 for s > 1, else 1."""
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def yarn_attention_factor(
+    factor: float, mscale: float | None = 1.0, mscale_all_dim: float | None = None
+) -> float:
+    r"""YaRN's default scale of cos and sin (so of the logits, squared).
+
+    .. math::
+        m(s, \mu) = \begin{cases} 0.1\,\mu \ln s + 1 & s > 1\\ 1 & s \le 1\end{cases},
+        \qquad
+        s_{\text{attn}} = \begin{cases}
+            m(s, \mu) / m(s, \mu_{\text{all}}) & \text{if } \mu \ne 0 \text{ and } \mu_{\text{all}} \ne 0\\
+            m(s, 1) & \text{otherwise}
+        \end{cases}
+
+    The paper's :math:`\sqrt{1/t} = 0.1 \ln s + 1`; the ratio form is DeepSeek-V2/V3's
+    (``mscale``, ``mscale_all_dim``). As in transformers, ``mscale`` alone (without a
+    non-zero ``mscale_all_dim``) is ignored.
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, eq. 22. Explained in chapter 6 of
+    the book.
+    """
+    factor = check_positive(factor, "factor")
+    if mscale is not None:
+        mscale = _finite(mscale, "mscale")
+    if mscale_all_dim is not None:
+        mscale_all_dim = _finite(mscale_all_dim, "mscale_all_dim")
+    if mscale and mscale_all_dim:
+        return float(_yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim))
+    return _yarn_mscale(factor)
+
+
+def longrope_attention_factor(factor: float, original_max_position_embeddings: int) -> float:
+    r"""LongRoPE's default scale of cos and sin.
+
+    .. math::
+        s_{\text{attn}} = \sqrt{1 + \frac{\ln s}{\ln L_{\text{orig}}}}\quad (s > 1),
+        \qquad 1\quad (s \le 1)
+
+    Source: Ding et al. 2024, "LongRoPE", arXiv 2402.13753, as implemented for Phi-3.
+    Explained in chapter 6 of the book.
+    """
+    factor = check_positive(factor, "factor")
+    original = _count(original_max_position_embeddings, "original_max_position_embeddings")
+    if factor <= 1:
+        return 1.0
+    if original < 2:
+        raise ValueError(
+            f"original_max_position_embeddings must be >= 2 when factor > 1 (it enters "
+            f"ln L_orig in a denominator), got {original}"
+        )
+    return math.sqrt(1 + math.log(factor) / math.log(original))
+
+
+def _wavelengths(dim: int, base: float) -> np.ndarray:
+    return 2 * math.pi / inv_freq(dim, base)
+
+
+def llama3_bands(
+    dim: int,
+    base: float,
+    original_max_position_embeddings: int = 8192,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+) -> np.ndarray:
+    r"""Which planes Llama 3.1 scaling keeps, smooths or divides: ``"high"``, ``"medium"``, ``"low"``.
+
+    With wavelength :math:`\lambda_i = 2\pi/\theta_i`:
+
+    .. math::
+        \text{high: } \lambda_i < \frac{L_{\text{orig}}}{f_{\text{high}}},\qquad
+        \text{low: } \lambda_i > \frac{L_{\text{orig}}}{f_{\text{low}}},\qquad
+        \text{medium: otherwise}
+
+    The defaults are Llama 3.1's (8192, 1, 4). Source: Meta's Llama 3.1 code
+    (``apply_scaling``); Grattafiori et al. 2024, "The Llama 3 Herd of Models",
+    arXiv 2407.21783. Explained in chapter 6 of the book.
+
+    Returns:
+        array of strings, shape ``(dim // 2,)``.
+    """
+    high_mask, low_mask = _llama3_masks(
+        _wavelengths(dim, base), original_max_position_embeddings, low_freq_factor, high_freq_factor
+    )
+    labels = np.full(check_dim(dim) // 2, "medium")
+    labels[high_mask] = "high"
+    labels[low_mask] = "low"
+    return labels
+
+
+def _llama3_masks(
+    wavelength: np.ndarray, original: int, low_freq_factor: float, high_freq_factor: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(high-frequency mask, low-frequency mask); medium is neither."""
+    original = _count(original, "original_max_position_embeddings")
+    low = check_positive(low_freq_factor, "low_freq_factor")
+    high = check_positive(high_freq_factor, "high_freq_factor")
+    if high <= low:
+        raise ValueError(
+            f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high:g} "
+            f"and low_freq_factor={low:g}"
+        )
+    return wavelength < original / high, wavelength > original / low
+
+
+# ---------------------------------------------------------------------------------------------
+# One function per rope type
+# ---------------------------------------------------------------------------------------------
+
+
+def default_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""Unscaled RoPE: :math:`\theta_i = \beta^{-2i/d}`, attention factor 1.
+
+    .. math:: \theta_i = \beta^{-2i/d},\qquad i = 0, \dots, d/2 - 1
+
+    *d* is the rotary dimension ``int(head_dim * partial_rotary_factor)``. ``seq_len`` is
+    unused. Source: Su et al. 2021, "RoFormer", arXiv 2104.09864, eq. 15. Explained in
+    chapter 6 of the book.
+    """
+    return inv_freq(spec.rotary_dim, spec.rope_theta), 1.0
+
+
+def linear_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""Position interpolation: every frequency divided by the factor *s*.
+
+    .. math:: \theta'_i = \frac{\theta_i}{s}
+
+    Rotating position *m* by :math:`\theta_i/s` is rotating position *m/s* by
+    :math:`\theta_i`, so positions up to :math:`sL` land inside the trained range.
+    ``seq_len`` is unused; the attention factor is 1.
+
+    Source: Chen et al. 2023, "Extending Context Window of Large Language Models via
+    Positional Interpolation", arXiv 2306.15595, and kaiokendev's SuperHOT post (2023).
+    Explained in chapter 6 of the book.
+    """
+    return inv_freq(spec.rotary_dim, spec.rope_theta) / _need(spec, "factor"), 1.0
+
+
+def dynamic_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""Dynamic NTK scaling: the base grows with the current length beyond :math:`L_{\max}`.
+
+    .. math::
+        \theta'_i = \beta'^{-2i/d},\qquad
+        \beta' = \beta\left(\frac{s\,L}{L_{\max}} - (s - 1)\right)^{d/(d-2)},\qquad
+        L = \max(\mathrm{seq\_len}, L_{\max})
+
+    (:func:`dynamic_ntk_base`). Up to :math:`L_{\max}` = ``max_position_embeddings`` these
+    are the default frequencies. transformers recomputes them in the forward pass from
+    ``max(position_ids) + 1`` and caches the largest length seen; this function is the
+    stateless formula at one ``seq_len``. The attention factor is 1.
+
+    Source: bloc97, "NTK-Aware Scaled RoPE" and emozilla, "Dynamically Scaled RoPE"
+    (r/LocalLLaMA, 2023). Explained in chapter 6 of the book.
+    """
+    base = dynamic_ntk_base(
+        spec.rope_theta,
+        spec.rotary_dim,
+        _need(spec, "factor"),
+        _check_seq_len(seq_len),
+        _need(spec, "max_position_embeddings"),
+    )
+    return inv_freq(spec.rotary_dim, base), 1.0
+
+
+def yarn_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""YaRN: NTK-by-parts interpolation plus an attention temperature.
+
+    .. math::
+        \theta'_i = (1 - w_i)\,\theta_i + w_i\,\frac{\theta_i}{s},\qquad
+        w_i = \operatorname{clip}\!\left(\frac{i - \ell}{h - \ell}, 0, 1\right),\qquad
+        s_{\text{attn}} = 0.1 \ln s + 1
+
+    High-frequency planes (more than :math:`\beta_{\text{fast}}` turns over
+    :math:`L_{\text{orig}}`) are kept, low-frequency ones (fewer than
+    :math:`\beta_{\text{slow}}`) are interpolated as in :func:`linear_frequencies`, with a
+    linear ramp between (:func:`yarn_ramp`). The attention factor is the config's
+    ``attention_factor`` if given, else :func:`yarn_attention_factor`. ``seq_len`` is unused.
+
+    Source: Peng et al. 2023, "YaRN: Efficient Context Window Extension of Large Language
+    Models", arXiv 2309.00071. Explained in chapter 6 of the book.
+    """
+    factor = _need(spec, "factor")
+    original = _need(spec, "original_max_position_embeddings")
+    dim, base = spec.rotary_dim, check_log_base(spec.rope_theta, "rope_theta")
+    theta = inv_freq(dim, base)
+    weight = yarn_ramp(dim, base, original, spec.beta_fast, spec.beta_slow, spec.truncate)
+    scaled = (1 - weight) * theta + weight * (theta / factor)
+    if spec.attention_factor is not None:
+        return scaled, float(spec.attention_factor)
+    return scaled, yarn_attention_factor(factor, spec.mscale, spec.mscale_all_dim)
+
+
+def longrope_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""LongRoPE: searched per-plane rescale factors, short or long by the current length.
+
+    .. math::
+        \theta'_i = \frac{\theta_i}{\lambda_i},\qquad
+        \lambda = \begin{cases}\texttt{long\_factor} & L > L_{\text{orig}}\\
+                               \texttt{short\_factor} & \text{otherwise (or } L \text{ unknown)}
+                  \end{cases}
+
+    :math:`L` is ``seq_len`` and :math:`L_{\text{orig}}` is
+    ``original_max_position_embeddings`` (not ``max_position_embeddings``). The attention
+    factor is the config's ``attention_factor`` if given, else
+    :func:`longrope_attention_factor`, :math:`\sqrt{1 + \ln s / \ln L_{\text{orig}}}`.
+
+    Source: Ding et al. 2024, "LongRoPE: Extending LLM Context Window Beyond 2 Million
+    Tokens", arXiv 2402.13753 (as used by Phi-3). Explained in chapter 6 of the book.
+    """
+    original = _need(spec, "original_max_position_embeddings")
+    length = _check_seq_len(seq_len)
+    key = "long_factor" if length is not None and length > original else "short_factor"
+    rescale = np.asarray(_need(spec, key), dtype=np.float64)
+    theta = inv_freq(spec.rotary_dim, spec.rope_theta) / rescale
+    if spec.attention_factor is not None:
+        return theta, float(spec.attention_factor)
+    return theta, longrope_attention_factor(_need(spec, "factor"), original)
+
+
+def llama3_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    r"""Llama 3.1 scaling: keep high frequencies, divide low ones by *s*, blend between.
+
+    With :math:`\lambda_i = 2\pi/\theta_i` and
+    :math:`\gamma_i = (L_{\text{orig}}/\lambda_i - f_{\text{low}})/(f_{\text{high}} - f_{\text{low}})`:
+
+    .. math::
+        \theta'_i = \begin{cases}
+            \theta_i & \lambda_i < L_{\text{orig}} / f_{\text{high}}\\
+            \theta_i / s & \lambda_i > L_{\text{orig}} / f_{\text{low}}\\
+            (1 - \gamma_i)\,\theta_i / s + \gamma_i\,\theta_i & \text{otherwise}
+        \end{cases}
+
+    (:func:`llama3_bands` labels the three cases). The attention factor is 1 and
+    ``seq_len`` is unused.
+
+    Source: Meta's Llama 3.1 reference code (``apply_scaling``); Grattafiori et al. 2024,
+    "The Llama 3 Herd of Models", arXiv 2407.21783. Explained in chapter 6 of the book.
+    """
+    factor = _need(spec, "factor")
+    original = _need(spec, "original_max_position_embeddings")
+    low_freq, high_freq = _need(spec, "low_freq_factor"), _need(spec, "high_freq_factor")
+    theta = inv_freq(spec.rotary_dim, spec.rope_theta)
+    wavelength = 2 * math.pi / theta
+    high_mask, low_mask = _llama3_masks(wavelength, original, low_freq, high_freq)
+    gamma = (original / wavelength - low_freq) / (high_freq - low_freq)
+    blended = (1 - gamma) * theta / factor + gamma * theta
+    scaled = np.where(high_mask, theta, np.where(low_mask, theta / factor, blended))
+    return scaled, 1.0
+
+
+ROPE_TYPES: dict[str, Callable[[RopeSpec, int | None], tuple[np.ndarray, float]]] = {
+    "default": default_frequencies,
+    "linear": linear_frequencies,
+    "dynamic": dynamic_frequencies,
+    "yarn": yarn_frequencies,
+    "longrope": longrope_frequencies,
+    "llama3": llama3_frequencies,
+}
+"""Rope type → function ``(spec, seq_len) -> (inv_freq, attention_factor)``.
+
+The counterpart of transformers' ``ROPE_INIT_FUNCTIONS`` (which has no ``"default"`` entry:
+each model class computes that one itself).
+"""
