@@ -67,6 +67,19 @@ def test_dense_and_elementwise_agree(dim, base, positions, layout):
     np.testing.assert_allclose(dense, expected, atol=1e-9)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    dim=dims, base=bases, positions=positions_st, layout=st.sampled_from(["interleaved", "half"])
+)
+def test_numpy_float32_matches_the_float64_dense_form(dim, base, positions, layout):
+    x = np.random.default_rng(dim + 3).standard_normal((len(positions), dim))
+    m = np.array(positions)
+    dense = np.einsum("sij,sj->si", rotation_matrix(m, dim, base, layout), x)
+    fast32 = apply_rope(x.astype(np.float32), m, base=base, layout=layout)
+    assert fast32.dtype == np.float32
+    np.testing.assert_allclose(fast32, dense, atol=1e-5)
+
+
 @settings(max_examples=60, deadline=None)
 @given(dim=dims, base=bases, positions=positions_st)
 def test_complex_form_agrees(dim, base, positions):

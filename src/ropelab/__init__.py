@@ -23,6 +23,7 @@ from .core import (
     layout_permutation,
     rotate_pairs,
     rotation_matrix,
+    wavelengths,
 )
 from .rope_config import ROPE_TYPES, frequencies_from_config
 
@@ -39,6 +40,7 @@ __all__ = [
     "rotate_pairs",
     "rotation_matrix",
     "scaling",
+    "wavelengths",
 ]
 
 __version__ = "0.1.0"

@@ -37,6 +37,7 @@ __all__ = [
     "layout_permutation",
     "rotate_pairs",
     "rotation_matrix",
+    "wavelengths",
 ]
 
 
@@ -60,6 +61,15 @@ def inv_freq(dim: int, base: float = 10000.0) -> np.ndarray:
     base = check_base(base)
     exponents = np.arange(0, dim, 2, dtype=np.float64) / dim
     return base ** (-exponents)
+
+
+def wavelengths(dim: int, base: float = 10000.0) -> np.ndarray:
+    r"""The wavelength (period in tokens) of every plane: :math:`\lambda_i = 2\pi/\theta_i = 2\pi\beta^{2i/d}`.
+
+    Chapter 4 draws them against the training length; chapter 6 compares them with
+    :math:`T_\text{train}` and :math:`T_\text{extra}`. float64 array of shape ``(dim // 2,)``.
+    """
+    return 2.0 * np.pi / inv_freq(dim, base)
 
 
 def _frequencies(dim: int | None, base: float, inv_freq_: Any) -> np.ndarray:

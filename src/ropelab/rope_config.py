@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_base, check_dim, check_finite_array, check_log_base, check_positive
-from .core import inv_freq
+from .core import inv_freq, wavelengths
 
 __all__ = [
     "DEFAULT_ROPE_THETA",
@@ -605,10 +605,6 @@ def longrope_attention_factor(factor: float, original_max_position_embeddings: i
     return math.sqrt(1 + math.log(factor) / math.log(original))
 
 
-def _wavelengths(dim: int, base: float) -> np.ndarray:
-    return 2 * math.pi / inv_freq(dim, base)
-
-
 def llama3_bands(
     dim: int,
     base: float,
@@ -633,7 +629,7 @@ def llama3_bands(
         array of strings, shape ``(dim // 2,)``.
     """
     high_mask, low_mask = _llama3_masks(
-        _wavelengths(dim, base), original_max_position_embeddings, low_freq_factor, high_freq_factor
+        wavelengths(dim, base), original_max_position_embeddings, low_freq_factor, high_freq_factor
     )
     labels = np.full(check_dim(dim) // 2, "medium")
     labels[high_mask] = "high"

@@ -23,6 +23,7 @@ from ._checks import (
     check_positive,
     check_train_len,
 )
+from .core import wavelengths
 
 __all__ = [
     "Prediction",
@@ -62,16 +63,6 @@ def _check_train_lens(train_len: Any, name: str) -> np.ndarray:
             f"{name} must be > 2π ≈ 6.283 (log({name}/2π) must be positive), got {array.min():g}"
         )
     return array
-
-
-def wavelengths(dim: int, base: float = 10000.0) -> np.ndarray:
-    r"""The wavelength (period in tokens) of every plane: :math:`\lambda_n = 2\pi/\theta_n = 2\pi\beta^{2n/d}`.
-
-    Chapter 4 draws them against the training length. float64 array of shape ``(dim // 2,)``.
-    """
-    from .core import inv_freq
-
-    return TWO_PI / inv_freq(dim, base)
 
 
 def full_period_planes(dim: int, train_len: float, base: float = 10000.0) -> int:

@@ -563,19 +563,8 @@ def _plane_of_coordinate(head_dim: int, rotary_dim: int, layout: str) -> torch.T
     return torch.where(coords < 2 * r, rotary, tail)
 
 
-class CausalSelfAttention(nn.Module):
-    r"""nanoGPT-style causal self-attention with RoPE on queries and keys (chapter 3).
-
-    .. math::
-        \mathrm{softmax}_{n \le m}\Big(\tau\,(R_{\Theta,m} W_q x_m)^\top (R_{\Theta,n} W_k x_n)\Big)
-        = \mathrm{softmax}_{n \le m}\big(\tau\, x_m^\top W_q^\top R_{\Theta,n-m} W_k x_n\big)
-
-    (RoFormer eq. 16), so the scores depend on positions only through :math:`n - m`. The
-    temperature is :math:`\tau = 1/\sqrt{d_h}`, or :math:`1/\sqrt{2k}` when only the first
-    :math:`k` = ``keep_planes`` planes of q and k are kept (the critical-dimension ablation of
-    Liu et al., arXiv:2310.05209; chapter 7). ``keep_planes`` may be changed after construction.
-    Attention itself is :func:`torch.nn.functional.scaled_dot_product_attention`.
-    """
+class _HeadProjections(nn.Module):
+    """What both attention layers share: q/k/v/o projections, the rotary embedding, head split."""
 
     def __init__(self, config: AttentionConfig) -> None:
         super().__init__()
@@ -592,6 +581,44 @@ class CausalSelfAttention(nn.Module):
         self.o_proj = nn.Linear(inner, config.d_model, bias=config.bias)
         self.resid_dropout = nn.Dropout(config.dropout)
         self.rotary = config.make_rotary()
+
+    def _project_heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``x`` ``(B, T, d_model)`` -> q, k, v, each ``(B, H, T, hd)``, not yet rotated."""
+        if not torch.is_tensor(x) or x.ndim != 3 or x.shape[-1] != self.config.d_model:
+            raise ValueError(
+                f"x must have shape (batch, seq, d_model={self.config.d_model}), "
+                f"got {tuple(x.shape) if torch.is_tensor(x) else type(x).__name__}"
+            )
+        B, T, _ = x.shape
+        H, hd = self.n_heads, self.head_dim
+        q = self.q_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
+        k = self.k_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
+        v = self.v_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
+        return q, k, v
+
+    def _merge_heads(self, y: torch.Tensor) -> torch.Tensor:
+        """``y`` ``(B, H, T, hd)`` -> output projection ``(B, T, d_model)``."""
+        B, H, T, hd = y.shape
+        y = y.transpose(1, 2).reshape(B, T, H * hd)  # (B, T, H·hd)
+        return self.resid_dropout(self.o_proj(y))  # (B, T, d_model)
+
+
+class CausalSelfAttention(_HeadProjections):
+    r"""nanoGPT-style causal self-attention with RoPE on queries and keys (chapter 3).
+
+    .. math::
+        \mathrm{softmax}_{n \le m}\Big(\tau\,(R_{\Theta,m} W_q x_m)^\top (R_{\Theta,n} W_k x_n)\Big)
+        = \mathrm{softmax}_{n \le m}\big(\tau\, x_m^\top W_q^\top R_{\Theta,n-m} W_k x_n\big)
+
+    (RoFormer eq. 16), so the scores depend on positions only through :math:`n - m`. The
+    temperature is :math:`\tau = 1/\sqrt{d_h}`, or :math:`1/\sqrt{2k}` when only the first
+    :math:`k` = ``keep_planes`` planes of q and k are kept (the critical-dimension ablation of
+    Liu et al., arXiv:2310.05209; chapter 7). ``keep_planes`` may be changed after construction.
+    Attention itself is :func:`torch.nn.functional.scaled_dot_product_attention`.
+    """
+
+    def __init__(self, config: AttentionConfig) -> None:
+        super().__init__(config)
         planes = _plane_of_coordinate(self.head_dim, self.rotary.rotary_dim, config.layout)
         self.register_buffer("_plane_index", planes, persistent=False)
         self.keep_planes = config.keep_planes
@@ -624,16 +651,7 @@ class CausalSelfAttention(nn.Module):
         Returns:
             ``y`` of shape ``(B, T, d_model)``, or ``(y, q, k)``.
         """
-        if not torch.is_tensor(x) or x.ndim != 3 or x.shape[-1] != self.config.d_model:
-            raise ValueError(
-                f"x must have shape (batch, seq, d_model={self.config.d_model}), "
-                f"got {tuple(x.shape) if torch.is_tensor(x) else type(x).__name__}"
-            )
-        B, T, _ = x.shape
-        H, hd = self.n_heads, self.head_dim
-        q = self.q_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
-        k = self.k_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
-        v = self.v_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
+        q, k, v = self._project_heads(x)  # (B, H, T, hd) each
         q, k = self.rotary.rotate_qk(q, k, positions)  # (B, H, T, hd)
         scale = None  # 1/sqrt(hd), the default of scaled_dot_product_attention
         mask = self.plane_mask()
@@ -649,14 +667,13 @@ class CausalSelfAttention(nn.Module):
             is_causal=True,
             scale=scale,
         )  # (B, H, T, hd)
-        y = y.transpose(1, 2).reshape(B, T, H * hd)  # (B, T, H·hd)
-        y = self.resid_dropout(self.o_proj(y))  # (B, T, d_model)
+        y = self._merge_heads(y)  # (B, T, d_model)
         if return_qk:
             return y, q, k
         return y
 
 
-class RotaryLinearAttention(nn.Module):
+class RotaryLinearAttention(_HeadProjections):
     r"""RoPE in linear attention, RoFormer eq. 19 (chapter 3).
 
     With the feature map :math:`\phi(x) = \mathrm{elu}(x) + 1` of Katharopoulos et al.
@@ -687,24 +704,11 @@ class RotaryLinearAttention(nn.Module):
     """
 
     def __init__(self, config: AttentionConfig, *, causal: bool = True, eps: float = 1e-6) -> None:
-        super().__init__()
-        if not isinstance(config, AttentionConfig):
-            raise ValueError(f"config must be an AttentionConfig, got {type(config).__name__}")
+        super().__init__(config)
         if config.keep_planes is not None:
             raise ValueError("keep_planes must be None for RotaryLinearAttention")
-        assert config.head_dim is not None
-        self.config = config
         self.causal = bool(causal)
         self.eps = check_positive(eps, "eps")
-        self.n_heads = config.n_heads
-        self.head_dim = config.head_dim
-        inner = config.n_heads * config.head_dim
-        self.q_proj = nn.Linear(config.d_model, inner, bias=config.bias)
-        self.k_proj = nn.Linear(config.d_model, inner, bias=config.bias)
-        self.v_proj = nn.Linear(config.d_model, inner, bias=config.bias)
-        self.o_proj = nn.Linear(inner, config.d_model, bias=config.bias)
-        self.resid_dropout = nn.Dropout(config.dropout)
-        self.rotary = config.make_rotary()
 
     def attend(
         self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, positions: Any = None
@@ -726,16 +730,6 @@ class RotaryLinearAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, positions: Any = None) -> torch.Tensor:
         """Project ``x`` of shape ``(B, T, d_model)``, attend with :meth:`attend`, project back."""
-        if not torch.is_tensor(x) or x.ndim != 3 or x.shape[-1] != self.config.d_model:
-            raise ValueError(
-                f"x must have shape (batch, seq, d_model={self.config.d_model}), "
-                f"got {tuple(x.shape) if torch.is_tensor(x) else type(x).__name__}"
-            )
-        B, T, _ = x.shape
-        H, hd = self.n_heads, self.head_dim
-        q = self.q_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
-        k = self.k_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
-        v = self.v_proj(x).view(B, T, H, hd).transpose(1, 2)  # (B, H, T, hd)
+        q, k, v = self._project_heads(x)  # (B, H, T, hd) each
         y = self.attend(q, k, v, positions)  # (B, H, T, hd)
-        y = y.transpose(1, 2).reshape(B, T, H * hd)  # (B, T, H·hd)
-        return self.resid_dropout(self.o_proj(y))  # (B, T, d_model)
+        return self._merge_heads(y)  # (B, T, d_model)
