@@ -1,0 +1,121 @@
+"""The book's frame: every chapter notebook is in the table of contents and has the parts a
+chapter must have (hidden setup cell, learning objectives first, summary, exercises last)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+
+
+def toc_files(node: object) -> list[str]:
+    """Every ``file:`` entry of the table of contents, depth first."""
+    if isinstance(node, dict):
+        found = [node["file"]] if "file" in node else []
+        for value in node.values():
+            found += toc_files(value)
+        return found
+    if isinstance(node, list):
+        return [f for item in node for f in toc_files(item)]
+    return []
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def headings(nb: dict) -> list[str]:
+    return [
+        line[3:].strip()
+        for cell in nb["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in source(cell).splitlines()
+        if line.startswith("## ")
+    ]
+
+
+def test_every_notebook_is_in_the_toc_and_every_toc_entry_exists():
+    listed = toc_files(TOC)
+    notebooks = [f"notebooks/{p.stem}" for p in NOTEBOOKS]
+    assert sorted(f for f in listed if f.startswith("notebooks/")) == notebooks
+    for entry in listed:
+        candidates = [ROOT / f"{entry}{suffix}" for suffix in (".md", ".ipynb")]
+        assert any(c.exists() for c in candidates), f"{entry} is in _toc.yml but missing"
+
+
+def test_book_pages_exist():
+    for page in ["intro", "notation", "references"]:
+        assert (ROOT / "book" / f"{page}.md").exists()
+    bib = (ROOT / "book" / "references.bib").read_text()
+    for key in [
+        "su2024roformer",
+        "vaswani2017attention",
+        "shaw2018self",
+        "yang2019xlnet",
+        "raffel2020t5",
+        "he2021deberta",
+        "katharopoulos2020transformers",
+    ]:
+        assert f"{{{key}," in bib
+
+
+def test_citations_resolve_to_bib_entries():
+    keys = set(re.findall(r"@\w+\{([^,]+),", (ROOT / "book" / "references.bib").read_text()))
+    for path in NOTEBOOKS:
+        text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
+        for group in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", text):
+            for key in group.split(","):
+                assert key.strip() in keys, f"{path.name} cites unknown key {key!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_first_cell_installs_ropelab_on_colab_and_is_hidden(path):
+    first = load(path)["cells"][0]
+    assert first["cell_type"] == "code"
+    assert "remove-cell" in first["metadata"].get("tags", [])
+    text = source(first)
+    assert 'find_spec("ropelab") is None' in text
+    assert CONFIG["repository"]["url"] in text
+    assert not first.get("outputs"), "the setup cell must be silent where ropelab is installed"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_structure(path):
+    nb = load(path)
+    names = headings(nb)
+    assert names, f"{path.name} has no '## ' sections"
+    assert names[0] == "Learning objectives"
+    assert names[-2:] == ["Summary", "Exercises"]
+    markdown = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+    exercises = re.findall(r"```\{exercise\}[^\n]*\n:label: ([\w-]+)", markdown)
+    solutions = re.findall(r"```\{solution\} ([\w-]+)", markdown)
+    assert len(exercises) >= 3, f"{path.name} has {len(exercises)} exercises"
+    assert sorted(exercises) == sorted(solutions), "every exercise has exactly one solution"
+    blocks = re.findall(r"```\{exercise\}.*?```", markdown, flags=re.DOTALL)
+    assert any("predict" in block.lower() for block in blocks), (
+        "at least one exercise asks the reader to change code and predict the result"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_are_committed_and_ignored_outputs_say_why(path):
+    for cell in load(path)["cells"][1:]:
+        if cell["cell_type"] != "code":
+            continue
+        assert cell["execution_count"] is not None, f"unexecuted cell in {path.name}"
+        if "nbval-ignore-output" in cell["metadata"].get("tags", []):
+            assert re.search(r"^# nbval-ignore-output: \S", source(cell), flags=re.MULTILINE), (
+                f"{path.name}: a cell skips output comparison without a comment saying why"
+            )
