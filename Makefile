@@ -11,7 +11,7 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks clean help
+.PHONY: book test lint notebooks assets clean help
 
 help:
 	@echo "make book       build the site (creates $(VENV) when missing)"
@@ -32,7 +32,20 @@ $(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)
 	  sys.exit(0 if v == '2.13.0' else 'torch was changed to ' + torch.__version__)"
 	touch $@
 
-book: $(RUNTIME_STAMP)
+# Front-end files the site serves itself (no CDN), from the npm registry via the committed lock.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
+
+MATHJAX := node_modules/mathjax/es5
+vendor/mathjax/tex-chtml-full.js: node_modules/.package-lock.json
+	rm -rf vendor/mathjax && mkdir -p vendor/mathjax/output/chtml/fonts
+	cp $(MATHJAX)/tex-chtml-full.js vendor/mathjax/
+	cp -r $(MATHJAX)/a11y $(MATHJAX)/ui vendor/mathjax/
+	cp -r $(MATHJAX)/output/chtml/fonts/woff-v2 vendor/mathjax/output/chtml/fonts/
+
+assets: vendor/mathjax/tex-chtml-full.js
+
+book: $(RUNTIME_STAMP) assets
 	$(BIN)/jupyter-book build --all -W --keep-going .
 
 lint: $(DEV_STAMP)
@@ -49,4 +62,4 @@ notebooks: $(DEV_STAMP)
 	  --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 notebooks/*.ipynb
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache
+	rm -rf _build .pytest_cache .ruff_cache vendor
