@@ -58,8 +58,7 @@ test: lint
 # Execute every chapter in place so that the committed outputs (what nbval compares and what
 # Colab shows before running) are the ones the current ropelab produces.
 notebooks: $(DEV_STAMP)
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 notebooks/*.ipynb
+	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache vendor

@@ -1,0 +1,38 @@
+"""Execute chapter notebooks in place, as `make notebooks` does.
+
+Runs each notebook top to bottom in its own folder with nbclient, keeps the widget state (so
+the static site can show the widgets' initial view), and records no per-cell timing metadata,
+so that re-running an unchanged chapter leaves its file unchanged apart from real output changes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def run(path: Path, timeout: int = 600) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    nbformat.write(notebook, path)
+
+
+def main(paths: list[str]) -> None:
+    for name in paths:
+        print(f"executing {name}", flush=True)
+        run(Path(name))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
