@@ -111,11 +111,12 @@ def extrapolation_bound(
     .. math:: T_\text{extra} = 2\pi\,\beta^{d_\text{extra}/d}, \qquad
         d_\text{extra} = \texttt{critical\_dim}(d, T_\text{train}, \beta_\text{pretrain})
 
-    Fine-tuning with a larger base β at the training length stretches every wavelength; the
-    critical plane (the last that saw a full period in pre-training) now has wavelength
-    :math:`T_\text{extra}`, beyond which its position code is out of distribution.
-    LLaMA 2: 4712 for β = 10000 (above 4096 because of the ceiling in :math:`d_\text{extra}`),
-    about 129K for β = 10⁶ (chapter 6).
+    Planes :math:`0, \dots, d_\text{extra}/2 - 1` completed a full period in pre-training;
+    plane :math:`d_\text{extra}/2`, the first that did not, is the critical plane, and
+    :math:`T_\text{extra}` is its wavelength :math:`2\pi\beta^{2(d_\text{extra}/2)/d}` under the
+    new base: beyond it that plane's angles leave the range seen in training. LLaMA 2: 4712
+    for β = 10000 (above 4096: plane 46's wavelength, which already exceeded the training
+    length), about 129K for β = 10⁶ (chapter 6).
 
     Args:
         base: β after fine-tuning, > 1 (scalar or array).
@@ -332,8 +333,9 @@ def predict(
         reason = (
             f"base {base:g} > critical base {beta0:.0f}: the first {d_extra} of {dim} dimensions "
             f"saw full periods in pre-training ({train_len:g} tokens); fine-tuning stretches the "
-            f"critical plane's wavelength to 2π·{base:g}^({d_extra}/{dim}) = {bound:.0f} tokens, "
-            "past which the remaining dimensions meet unseen angles (Theorem 2)."
+            f"wavelength of plane {d_extra // 2}, the first that did not, to "
+            f"2π·{base:g}^({d_extra}/{dim}) = {bound:.0f} tokens, past which the remaining "
+            "dimensions meet unseen angles (Theorem 2)."
         )
         return Prediction("larger base", d_extra, bound, beta0, reason)
 

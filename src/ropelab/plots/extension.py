@@ -1,0 +1,892 @@
+r"""Figures of chapter 6: extrapolation, context-extension methods and the scaling laws.
+
+Each ``plot_*`` function returns a matplotlib Figure and draws data computed by ``ropelab``;
+where the data take more than one call, a plain function computes them first (tested on its
+own): :func:`extension_configs` and :func:`scaled_frequencies` (the angle-scaling methods, via
+:func:`ropelab.frequencies_from_config`), :func:`dynamic_ntk_comparison` (the sources'
+integer :math:`\alpha_t` against transformers' continuous form) and :func:`critical_split`
+(the score :math:`q_t^\top k_0` split at the critical dimension).
+
+Sources: Liu et al. 2024, "Scaling Laws of RoPE-based Extrapolation" (arXiv 2310.05209) and
+the papers of each method, named in each docstring.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from .. import decay, scaling
+from .._checks import check_dim, check_finite_array, check_log_base, check_positive
+from ..core import inv_freq, wavelengths
+from ..rope_config import (
+    dynamic_ntk_base,
+    frequencies_from_config,
+    llama3_bands,
+    yarn_attention_factor,
+    yarn_correction_range,
+    yarn_ramp,
+)
+from ..windows import (
+    alibi_bias,
+    blockwise_causal_mask,
+    causal_mask,
+    lambda_mask,
+    parallel_context_windows,
+    sliding_window_mask,
+    xpos_scales,
+)
+from .style import ACCENT, KEY, NEUTRAL, QUERY, SEQUENTIAL, new_figure
+
+__all__ = [
+    "BAND_COLOURS",
+    "METHOD_COLOURS",
+    "MODEL_SETTINGS",
+    "critical_split",
+    "dynamic_ntk_comparison",
+    "extension_configs",
+    "illustrative_longrope_factors",
+    "llama31_config",
+    "plot_calculator",
+    "plot_critical_split",
+    "plot_dynamic_ntk",
+    "plot_extrapolation_bound",
+    "plot_llama3_bands",
+    "plot_masks",
+    "plot_scaled_frequencies",
+    "plot_soft_windows",
+    "plot_unseen_angles",
+    "plot_yarn",
+    "range_exit",
+    "scaled_frequencies",
+]
+
+#: One colour per angle-scaling method, shared by every figure of chapter 6.
+METHOD_COLOURS = {
+    "PI (linear)": "#9467bd",
+    "NTK-aware": "#ff7f0e",
+    "YaRN": ACCENT,
+    "LongRoPE (short)": "#8c564b",
+    "LongRoPE (long)": "#e377c2",
+    "Llama 3": QUERY,
+}
+#: Colours of the three kinds of plane: kept, partly changed, fully scaled (divided by s).
+BAND_COLOURS = ("#e8e8e8", "#f4b183", "#c0504d")
+
+#: Published RoPE settings of real models (chapter 6). ``tune_len`` is the length of the
+#: long-context training stage, ``None`` where the model was not extended that way.
+MODEL_SETTINGS: tuple[dict[str, Any], ...] = (
+    {
+        "model": "LLaMA 2",
+        "cite": "touvron2023llama2",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 10000.0,
+        "tune_len": None,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "Code Llama",
+        "cite": "roziere2023codellama",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 1_000_000.0,
+        "tune_len": 16384,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "LLaMA 2 Long (7B, 13B)",
+        "cite": "xiong2023effective",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 500_000.0,
+        "tune_len": 32768,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "LLaMA 2 Long (34B, 70B)",
+        "cite": "xiong2023effective",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 500_000.0,
+        "tune_len": 16384,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "Llama 3",
+        "cite": "grattafiori2024llama3",
+        "dim": 128,
+        "train_len": 8192,
+        "base": 500_000.0,
+        "tune_len": None,
+        "pretrain_base": 500_000.0,
+    },
+)
+
+TWO_PI = 2.0 * math.pi
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------------
+
+
+def illustrative_longrope_factors(dim: int, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Made-up LongRoPE rescale factors with the shape of searched ones (for figures only).
+
+    LongRoPE finds one factor :math:`\lambda_i \ge 1` per plane by an evolutionary search, per
+    model; no formula produces them. For a figure we need numbers of the typical shape, so we
+    take, with :math:`u_i = i/(d/2 - 1)`,
+
+    .. math:: \lambda^{\text{long}}_i = s^{u_i^2}, \qquad \lambda^{\text{short}}_i = (\lambda^{\text{long}}_i)^{1/4}
+
+    (fast planes almost kept, slow planes divided by nearly *s*; the short factors, used up to
+    the original length, stay close to 1). They are not any model's factors.
+    Source of the method: Ding et al. 2024, "LongRoPE". Chapter 6.
+
+    Returns:
+        ``(short_factor, long_factor)``, float64 arrays of shape ``(dim // 2,)``.
+    """
+    dim = check_dim(dim)
+    factor = check_positive(factor, "factor", minimum=1.0, inclusive=True)
+    u = np.linspace(0.0, 1.0, dim // 2)
+    long_factor = factor ** (u**2)
+    return long_factor**0.25, long_factor
+
+
+def extension_configs(
+    dim: int = 128, base: float = 10000.0, train_len: int = 4096, factor: float = 4.0
+) -> dict[str, dict[str, Any]]:
+    r"""transformers-style configs of the angle-scaling methods for one model (chapter 6).
+
+    A model with head dimension *d*, base :math:`\beta` and context :math:`T_\text{train}`
+    extended *s* times:
+
+    * ``"PI (linear)"``: rope type ``linear``, :math:`\theta'_i = \theta_i/s` (Chen et al. 2023;
+      kaiokendev 2023).
+    * ``"NTK-aware"``: rope type ``default`` with base :math:`\beta s^{d/(d-2)}` (bloc97 2023),
+      which divides the slowest plane's frequency by exactly *s* and keeps plane 0.
+    * ``"YaRN"``: rope type ``yarn`` with the original length :math:`T_\text{train}`
+      (Peng et al. 2024).
+    * ``"LongRoPE (short)"`` / ``"LongRoPE (long)"``: rope type ``longrope`` with
+      :func:`illustrative_longrope_factors` (Ding et al. 2024); the short factors apply up to
+      :math:`T_\text{train}`, the long ones beyond (pass ``seq_len`` accordingly).
+
+    Every config has ``max_position_embeddings`` :math:`= s\,T_\text{train}`.
+    """
+    dim = check_dim(dim)
+    base = check_log_base(base)
+    factor = check_positive(factor, "factor", minimum=1.0, inclusive=True)
+    extended = round(factor * train_len)
+    short_factor, long_factor = illustrative_longrope_factors(dim, factor)
+
+    def config(**params: Any) -> dict[str, Any]:
+        return {"head_dim": dim, "max_position_embeddings": extended, "rope_parameters": params}
+
+    longrope = {
+        "rope_type": "longrope",
+        "rope_theta": base,
+        "factor": factor,
+        "original_max_position_embeddings": train_len,
+        "short_factor": short_factor.tolist(),
+        "long_factor": long_factor.tolist(),
+    }
+    return {
+        "PI (linear)": config(rope_type="linear", rope_theta=base, factor=factor),
+        "NTK-aware": config(rope_type="default", rope_theta=base * factor ** (dim / (dim - 2))),
+        "YaRN": config(
+            rope_type="yarn",
+            rope_theta=base,
+            factor=factor,
+            original_max_position_embeddings=train_len,
+        ),
+        "LongRoPE (short)": config(**longrope),
+        "LongRoPE (long)": config(**longrope),
+    }
+
+
+def llama31_config() -> dict[str, Any]:
+    """Llama 3.1's RoPE config (head dim 128, base 500 000, llama3 scaling 8 / 1 / 4 / 8192).
+
+    Source: Meta's released Llama 3.1 ``config.json``; Grattafiori et al. 2024. Chapter 6.
+    """
+    return {
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "rope_parameters": {
+            "rope_type": "llama3",
+            "rope_theta": 500000.0,
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    }
+
+
+def scaled_frequencies(
+    dim: int = 128, base: float = 10000.0, train_len: int = 4096, factor: float = 4.0
+) -> dict[str, tuple[np.ndarray, float]]:
+    r"""Every method of :func:`extension_configs` evaluated with :func:`ropelab.frequencies_from_config`.
+
+    Returns, per method, ``(inv_freq, attention_factor)``: the frequencies
+    :math:`\theta'_i` and the factor that scales cos and sin, exactly as transformers
+    computes them. LongRoPE is evaluated at ``seq_len`` :math:`= T_\text{train}` (short
+    factors) and :math:`= s\,T_\text{train}` (long factors). Chapter 6.
+    """
+    configs = extension_configs(dim, base, train_len, factor)
+    lengths = {"LongRoPE (short)": train_len, "LongRoPE (long)": round(factor * train_len)}
+    return {
+        name: frequencies_from_config(config, seq_len=lengths.get(name))
+        for name, config in configs.items()
+    }
+
+
+def dynamic_ntk_comparison(
+    lengths: Any,
+    dim: int = 128,
+    base: float = 10000.0,
+    train_len: int = 4096,
+    factor: float = 2.0,
+) -> dict[str, np.ndarray]:
+    r"""Dynamic NTK two ways: the sources' integer :math:`\alpha_t` and transformers' continuous base.
+
+    * Sources (eq. 7-8 of the scaling-laws explainer, Qwen's implementation):
+      :math:`\beta'_t = \beta\,\alpha_t`, :math:`\alpha_t = \max(1, 2^{\lceil\log_2(t/T)\rceil + 1} - 1)`
+      (:func:`ropelab.scaling.dynamic_ntk_alpha`).
+    * transformers (rope type ``dynamic``, :func:`ropelab.rope_config.dynamic_ntk_base`):
+      :math:`\beta'_t = \beta\,b_t^{d/(d-2)}` with :math:`b_t = s\,t/T - (s - 1)` for
+      :math:`t > T`.
+
+    With :math:`s = 2` the bracket is :math:`b_t = 2t/T - 1`, which equals :math:`\alpha_t` at
+    every :math:`t = 2^k T`: the integer form is the continuous bracket taken at the next
+    power-of-two multiple of *T*, without the exponent :math:`d/(d-2)`.
+
+    The last entries measure what each does to the slowest plane: its largest angle over the
+    first *t* positions, :math:`t\,\theta'_{d/2-1}`, relative to the largest angle it reached in
+    training, :math:`T\,\theta_{d/2-1}`; a value above 1 is an angle the model never saw.
+
+    Returns:
+        dict of float64 arrays over ``lengths``: ``alpha`` (integer form, as float),
+        ``continuous`` (:math:`\beta'_t/\beta` of transformers), ``angle_none``,
+        ``angle_integer``, ``angle_continuous``.
+    """
+    t = check_finite_array(lengths, "lengths")
+    dim = check_dim(dim)
+    base = check_log_base(base)
+    alpha = np.asarray(scaling.dynamic_ntk_alpha(t, train_len), dtype=np.float64)
+    config = {
+        "head_dim": dim,
+        "max_position_embeddings": int(train_len),
+        "rope_parameters": {"rope_type": "dynamic", "rope_theta": base, "factor": factor},
+    }
+    continuous = np.array(
+        [dynamic_ntk_base(base, dim, factor, int(x), int(train_len)) / base for x in t.ravel()]
+    ).reshape(t.shape)
+    slowest_continuous = np.array(
+        [frequencies_from_config(config, seq_len=int(x))[0][-1] for x in t.ravel()]
+    ).reshape(t.shape)
+    slowest = inv_freq(dim, base)[-1]
+    slowest_integer = (base * alpha) ** (-(dim - 2) / dim)
+    reached = train_len * slowest
+    return {
+        "alpha": alpha,
+        "continuous": continuous,
+        "angle_none": t * slowest / reached,
+        "angle_integer": t * slowest_integer / reached,
+        "angle_continuous": t * slowest_continuous / reached,
+    }
+
+
+def critical_split(
+    positions: Any, q: Any, k: Any, d_extra: int, base: float = 10000.0
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The score :math:`q_t^\top k_0` split at the critical dimension (eq. 11 of the explainer).
+
+    .. math::
+        q_t^\top k_0 = \underbrace{\sum_{n < d_\text{extra}/2} \operatorname{Re}\big[\tilde q^{(n)}
+        \tilde k^{(n)*} e^{\mathrm{i} t\theta_n}\big]}_{\text{first } d_\text{extra} \text{ dims}}
+        + \underbrace{\sum_{n \ge d_\text{extra}/2} \cdots}_{\text{last } d - d_\text{extra} \text{ dims}}
+
+    for a query *q* at position *t* and a key *k* at position 0 (interleaved layout, so the
+    first :math:`d_\text{extra}` coordinates are the first :math:`d_\text{extra}/2` planes).
+    Both parts come from :func:`ropelab.decay.pair_score`. Chapter 6.
+
+    Returns:
+        ``(first, last)``: float64 arrays with the shape of ``positions``.
+    """
+    q = check_finite_array(q, "q")
+    k = check_finite_array(k, "k")
+    dim = check_dim(q.size, "len(q)")
+    d_extra = check_dim(d_extra, "d_extra")
+    if d_extra >= dim:
+        raise ValueError(f"d_extra must be < len(q) = {dim} to split the score, got {d_extra}")
+    theta = inv_freq(dim, base)
+    half = d_extra // 2
+    first = decay.pair_score(positions, q[:d_extra], k[:d_extra], inv_freq=theta[:half])
+    last = decay.pair_score(positions, q[d_extra:], k[d_extra:], inv_freq=theta[half:])
+    return first, last
+
+
+def range_exit(positions: Any, values: Any, train_len: float) -> dict[str, float]:
+    r"""Does a score leave, past :math:`T_\text{train}`, the range it had within it?
+
+    With :math:`[\ell, h] = [\min_{t \le T} v_t, \max_{t \le T} v_t]`, returns ``low`` (ℓ),
+    ``high`` (*h*), ``beyond_low`` and ``beyond_high`` (min and max over :math:`t > T`) and
+    ``outside``, the fraction of positions :math:`t > T` with :math:`v_t \notin [\ell, h]`.
+    Chapter 6 applies it to the two parts of :func:`critical_split`.
+    """
+    t = check_finite_array(positions, "positions")
+    v = check_finite_array(values, "values")
+    if t.shape != v.shape or t.ndim != 1:
+        raise ValueError(
+            f"positions and values must be 1-D of equal length, got {t.shape} and {v.shape}"
+        )
+    train_len = check_positive(train_len, "train_len")
+    seen, beyond = v[t <= train_len], v[t > train_len]
+    if seen.size == 0 or beyond.size == 0:
+        raise ValueError("positions must include values both <= train_len and > train_len")
+    low, high = float(seen.min()), float(seen.max())
+    return {
+        "low": low,
+        "high": high,
+        "beyond_low": float(beyond.min()),
+        "beyond_high": float(beyond.max()),
+        "outside": float(np.mean((beyond < low) | (beyond > high))),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+
+def plot_unseen_angles(
+    dim: int = 128, base: float = 10000.0, train_len: float = 4096, test_len: float = 16384
+) -> Figure:
+    r"""How far each plane turns within the training length and within a longer test length.
+
+    Plane *i* turns :math:`L\theta_i/2\pi` full turns over *L* tokens. Planes below one turn
+    at :math:`T_\text{train}` never saw their whole circle; at the test length they reach
+    angles that training never produced. Chapter 6.
+    """
+    theta = inv_freq(dim, base)
+    planes = np.arange(theta.size)
+    turns_train = train_len * theta / TWO_PI
+    turns_test = test_len * theta / TWO_PI
+    unseen = turns_train < 1
+    fig, ax = new_figure()
+    ax.fill_between(planes, turns_train, turns_test, color=KEY, alpha=0.15, lw=0)
+    ax.semilogy(planes, turns_test, color=KEY, lw=1.5, label=f"within {test_len:,.0f} tokens")
+    ax.semilogy(planes, turns_train, color=QUERY, lw=1.5, label=f"within {train_len:,.0f} tokens")
+    ax.axhline(1.0, color=NEUTRAL, ls="--", lw=1)
+    ax.text(1, 1.15, "one full turn", color=NEUTRAL, fontsize=8)
+    if unseen.any():
+        first = int(np.argmax(unseen))
+        ax.axvspan(first - 0.5, planes[-1] + 0.5, color=NEUTRAL, alpha=0.12, lw=0)
+        ax.text(
+            first + 0.5,
+            turns_test.max() / 3,
+            f"planes {first}–{planes[-1]}:\nless than one turn\nin training",
+            fontsize=8,
+            va="top",
+        )
+    ax.set_xlabel("plane i")
+    ax.set_ylabel(r"turns $L\,\theta_i / 2\pi$")
+    ax.set_title(f"d = {dim}, base {base:g}: turns of each plane over L tokens")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_xlim(-0.5, planes[-1] + 0.5)
+    return fig
+
+
+def plot_masks(seq_len: int = 16, window: int = 4, sinks: int = 2, block: int = 4) -> Figure:
+    r"""The masks of the attention-limiting methods and one ALiBi head, on ``seq_len`` tokens.
+
+    Panels: causal; sliding window of ``window`` keys; Λ-shaped with ``sinks`` sink tokens
+    plus the window; xPos's blockwise causal attention with blocks of ``block`` (each query
+    sees its block and the previous one); parallel context windows (three windows of
+    ``seq_len // 4`` tokens and a task of the rest, tick labels give the reused positions);
+    ALiBi's bias of head 1 of 8 (slope 1/2). Functions of :mod:`ropelab.windows`. Chapter 6.
+    """
+    pcw_len = seq_len // 4
+    pcw_mask, pcw_positions = parallel_context_windows([pcw_len] * 3, seq_len - 3 * pcw_len)
+    masks = [
+        ("causal", causal_mask(seq_len)),
+        (f"sliding window, w = {window}", sliding_window_mask(seq_len, window)),
+        (f"Λ-shaped: {sinks} sinks + w = {window}", lambda_mask(seq_len, window, sinks)),
+        (f"xPos BCA, blocks of {block}", blockwise_causal_mask(seq_len, block)),
+        ("parallel context windows", pcw_mask),
+    ]
+    fig, axes = new_figure(3, 2, height=5.2)
+    binary = ListedColormap(["white", QUERY])
+    for ax, (title, mask) in zip(axes.flat, masks, strict=False):
+        ax.imshow(mask, cmap=binary, vmin=0, vmax=1, interpolation="nearest")
+        ax.set_title(title, fontsize=9)
+    bias = alibi_bias(seq_len, 8)[0]
+    ax = axes.flat[5]
+    image = ax.imshow(np.ma.masked_invalid(bias), cmap=SEQUENTIAL, interpolation="nearest")
+    ax.set_title("ALiBi bias, head 1 of 8 (m = 1/2)", fontsize=9)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="bias")
+    for ax in axes.flat:
+        ax.set_xticks(np.arange(-0.5, seq_len, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, seq_len, 1), minor=True)
+        ax.grid(which="minor", color="#d0d0d0", lw=0.4)
+        ax.tick_params(which="minor", length=0)
+        ax.set_xticks([0, seq_len - 1])
+        ax.set_yticks([0, seq_len - 1])
+        ax.tick_params(labelsize=7)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("query t")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("key s")
+    pcw_ax = axes.flat[4]
+    pcw_ax.set_xticks(np.arange(seq_len))
+    pcw_ax.set_xticklabels([str(p) for p in pcw_positions], fontsize=5)
+    pcw_ax.set_xlabel("key s (labels: position ids)")
+    fig.suptitle("Attention masks (blue: attended) and an additive bias", fontsize=10)
+    return fig
+
+
+def plot_soft_windows(
+    num_heads: int = 8,
+    alibi_len: int = 65,
+    dim: int = 128,
+    scale_len: float = 512.0,
+    xpos_len: int = 4097,
+    planes: Sequence[int] = (0, 16, 32, 48, 63),
+) -> Figure:
+    r"""Soft windows: ALiBi's bias :math:`-m_h r` per head, and xPos's factor :math:`\zeta_n^{r/T}` per plane.
+
+    Left: the bias row of the last query in :func:`ropelab.windows.alibi_bias` against the
+    distance *r*, one line per head. Right: the query/key product of
+    :func:`ropelab.windows.xpos_scales` for a query at distance *r* from a key at 0
+    (*T* = ``scale_len``), for a few planes: the rows of
+    :func:`ropelab.windows.xpos_factor_matrix`, without building the whole matrix.
+    Chapter 6.
+    """
+    bias = alibi_bias(alibi_len, num_heads)[:, -1, ::-1]  # distance 0, 1, ...
+    distance = np.arange(alibi_len)
+    xpos_distance = np.arange(xpos_len)
+    query_scale, _ = xpos_scales(xpos_distance, dim, scale_len)
+    _, key_scale = xpos_scales(0.0, dim, scale_len)
+    factor = (query_scale * key_scale).T  # (plane, distance)
+    fig, (left, right) = new_figure(2)
+    colours = [_sequential_colour(h / max(num_heads - 1, 1)) for h in range(num_heads)]
+    for h in range(num_heads):
+        slope = -bias[h, 1]
+        left.plot(distance, bias[h], color=colours[h], lw=1.2, label=f"m = 1/{1 / slope:.0f}")
+    left.set_xlabel("distance t − s")
+    left.set_ylabel("bias added to the logit")
+    left.set_title(f"ALiBi, {num_heads} heads", fontsize=10)
+    left.legend(fontsize=6, ncol=2)
+    zeta_colours = [_sequential_colour(j / max(len(planes) - 1, 1)) for j in range(len(planes))]
+    for colour, n in zip(zeta_colours, planes, strict=True):
+        right.plot(xpos_distance, factor[n], color=colour, lw=1.5, label=f"plane {n}")
+    right.axvline(scale_len, color=NEUTRAL, ls="--", lw=1)
+    right.text(scale_len * 1.05, 0.05, f"T = {scale_len:g}", color=NEUTRAL, fontsize=8)
+    right.set_xlabel("distance t − s")
+    right.set_ylabel(r"factor $\zeta_n^{(t-s)/T}$")
+    right.set_title(f"xPos, d = {dim}, γ = 0.4", fontsize=10)
+    right.set_ylim(0, 1.05)
+    right.legend(fontsize=7)
+    return fig
+
+
+def _sequential_colour(x: float) -> tuple[float, float, float, float]:
+    """A colour of the book's sequential map at ``x`` in [0, 1] (kept off its pale end)."""
+    import matplotlib
+
+    return matplotlib.colormaps[SEQUENTIAL](0.9 * float(x))
+
+
+def plot_scaled_frequencies(
+    dim: int = 128, base: float = 10000.0, train_len: int = 4096, factor: float = 4.0
+) -> Figure:
+    r"""What each angle-scaling method does to every plane (data: :func:`scaled_frequencies`).
+
+    Left: :math:`\theta'_i/\theta_i` (1 = plane kept, 1/s = plane interpolated as PI does).
+    Right: the new wavelengths :math:`2\pi/\theta'_i` against :math:`T_\text{train}` and
+    :math:`s\,T_\text{train}`. Chapter 6.
+    """
+    theta = inv_freq(dim, base)
+    results = scaled_frequencies(dim, base, train_len, factor)
+    planes = np.arange(theta.size)
+    fig, (left, right) = new_figure(2, height=3.8)
+    for name, (scaled, _) in results.items():
+        style = "--" if name.startswith("LongRoPE") else "-"
+        left.semilogy(planes, scaled / theta, style, color=METHOD_COLOURS[name], lw=1.6, label=name)
+        right.semilogy(planes, TWO_PI / scaled, style, color=METHOD_COLOURS[name], lw=1.4)
+    right.semilogy(planes, TWO_PI / theta, color=NEUTRAL, lw=1.2, label="unscaled")
+    for length, label in (
+        (train_len, r"$T_\text{train}$"),
+        (factor * train_len, r"$s\,T_\text{train}$"),
+    ):
+        right.axhline(length, color=NEUTRAL, ls=":", lw=1)
+        right.text(1, length * 1.15, f"{label} = {length:,.0f}", fontsize=7, color=NEUTRAL)
+    left.set_xlabel("plane i")
+    left.set_ylabel(r"$\theta'_i / \theta_i$")
+    left.set_title(f"frequency kept (1) … divided by s = {factor:g}", fontsize=10)
+    left.legend(fontsize=7)
+    right.set_xlabel("plane i")
+    right.set_ylabel("wavelength (tokens)")
+    right.set_title("wavelengths after scaling", fontsize=10)
+    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, 0.9))
+    fig.suptitle(
+        f"d = {dim}, base {base:g}, {train_len:,} → {factor * train_len:,.0f} tokens "
+        "(LongRoPE factors illustrative)",
+        fontsize=10,
+    )
+    return fig
+
+
+def plot_yarn(
+    dim: int = 128, base: float = 10000.0, original: int = 4096, factor: float = 4.0
+) -> Figure:
+    r"""YaRN's NTK-by-parts ramp and its attention factor.
+
+    Left: turns :math:`L/\lambda_i` of each plane over the original length, with
+    :math:`\beta_\text{fast} = 32` and :math:`\beta_\text{slow} = 1` and the correction range
+    :math:`(\ell, h)` of :func:`ropelab.rope_config.yarn_correction_range`. Middle: the
+    interpolation weight :math:`w_i` (:func:`ropelab.rope_config.yarn_ramp`). Right: the
+    attention factor :math:`0.1\ln s + 1` (:func:`ropelab.rope_config.yarn_attention_factor`).
+    Source: Peng et al. 2024 (YaRN). Chapter 6.
+    """
+    planes = np.arange(dim // 2)
+    turns = original / wavelengths(dim, base)
+    low, high = yarn_correction_range(dim, base, original)
+    weight = yarn_ramp(dim, base, original)
+    scales = np.geomspace(1, 64, 200)
+    attention = np.array([yarn_attention_factor(s) for s in scales])
+    fig, (left, middle, right) = new_figure(3, height=3.2)
+    left.semilogy(planes, turns, color=NEUTRAL, lw=1.5)
+    for level, name in ((32, r"$\beta_\text{fast}$ = 32"), (1, r"$\beta_\text{slow}$ = 1")):
+        left.axhline(level, color=KEY, ls="--", lw=1)
+        left.text(planes[-1], level * 1.3, name, ha="right", fontsize=7, color=KEY)
+    for ax in (left, middle):
+        ax.axvspan(low, high, color=METHOD_COLOURS["YaRN"], alpha=0.15, lw=0)
+        ax.set_xlabel("plane i")
+    left.set_ylabel(f"turns within {original:,} tokens")
+    left.set_title(f"ramp: planes {low:.0f}–{high:.0f}", fontsize=9)
+    middle.step(planes, weight, where="mid", color=METHOD_COLOURS["YaRN"], lw=1.6)
+    middle.set_ylabel(r"weight $w_i$ of $\theta_i/s$")
+    middle.set_title("0: kept, 1: divided by s", fontsize=9)
+    right.semilogx(scales, attention, color=METHOD_COLOURS["YaRN"], lw=1.6)
+    right.plot([factor], [yarn_attention_factor(factor)], "o", color=KEY, ms=4)
+    right.annotate(
+        f"s = {factor:g}: {yarn_attention_factor(factor):.3f}",
+        (factor, yarn_attention_factor(factor)),
+        xytext=(6, -12),
+        textcoords="offset points",
+        fontsize=7,
+    )
+    right.set_xlabel("scale s")
+    right.set_ylabel("attention factor")
+    right.set_title(r"$0.1\,\ln s + 1$", fontsize=9)
+    fig.suptitle(f"YaRN for d = {dim}, base {base:g}, original length {original:,}", fontsize=10)
+    return fig
+
+
+def plot_llama3_bands(config: Mapping[str, Any] | None = None) -> Figure:
+    r"""Llama 3.1 scaling: each plane's wavelength before and after, coloured by band.
+
+    Bands from :func:`ropelab.rope_config.llama3_bands` (high: kept, medium: blended,
+    low: divided by the factor), frequencies from :func:`ropelab.frequencies_from_config`
+    (default config: :func:`llama31_config`). Chapter 6.
+    """
+    config = dict(llama31_config() if config is None else config)
+    params = config["rope_parameters"]
+    dim, base = config["head_dim"], params["rope_theta"]
+    original = params["original_max_position_embeddings"]
+    low_f, high_f = params["low_freq_factor"], params["high_freq_factor"]
+    bands = llama3_bands(dim, base, original, low_f, high_f)
+    before = wavelengths(dim, base)
+    after = TWO_PI / frequencies_from_config(config)[0]
+    planes = np.arange(dim // 2)
+    fig, ax = new_figure()
+    ax.semilogy(planes, before, color=NEUTRAL, lw=1.2, label="before (base only)")
+    for band, colour in zip(("high", "medium", "low"), BAND_COLOURS, strict=True):
+        chosen = bands == band
+        ax.semilogy(
+            planes[chosen],
+            after[chosen],
+            "o",
+            ms=3.5,
+            color=colour,
+            mec="#555555",
+            mew=0.4,
+            label=f"after, {band}-frequency band ({chosen.sum()} planes)",
+        )
+    for length, label in (
+        (original / high_f, r"$L/f_\text{high}$"),
+        (original / low_f, r"$L/f_\text{low}$"),
+    ):
+        ax.axhline(length, color=KEY, ls="--", lw=0.8)
+        ax.text(0, length * 1.2, f"{label} = {length:,.0f}", fontsize=7, color=KEY)
+    ax.set_xlabel("plane i")
+    ax.set_ylabel("wavelength (tokens)")
+    ax.set_title(
+        f"Llama 3.1: base {base:,.0f}, factor {params['factor']:g}, "
+        f"L = {original:,}, f_low = {low_f:g}, f_high = {high_f:g}",
+        fontsize=10,
+    )
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def plot_dynamic_ntk(
+    dim: int = 128,
+    base: float = 10000.0,
+    train_len: int = 4096,
+    factor: float = 2.0,
+    max_ratio: int = 8,
+) -> Figure:
+    r"""Dynamic NTK: the sources' integer :math:`\alpha_t` beside transformers' continuous base.
+
+    Data: :func:`dynamic_ntk_comparison` on lengths up to ``max_ratio`` × *T*. Left: the base
+    multiplier :math:`\beta'_t/\beta`. Right: the slowest plane's largest angle relative to
+    training (above 1: unseen angles). Chapter 6.
+    """
+    lengths = np.unique(np.linspace(1, max_ratio * train_len, 1200).round())
+    data = dynamic_ntk_comparison(lengths, dim, base, train_len, factor)
+    ratio = lengths / train_len
+    fig, (left, right) = new_figure(2)
+    left.step(ratio, data["alpha"], where="post", color=KEY, lw=1.6, label=r"sources: $\alpha_t$")
+    left.plot(
+        ratio,
+        data["continuous"],
+        color=QUERY,
+        lw=1.6,
+        label=rf"transformers, s = {factor:g}: $b_t^{{d/(d-2)}}$",
+    )
+    left.set_xlabel(r"length $t / T_\text{train}$")
+    left.set_ylabel(r"base multiplier $\beta'_t / \beta$")
+    left.set_title("how the base grows", fontsize=10)
+    left.legend(fontsize=7)
+    right.plot(ratio, data["angle_none"], color=NEUTRAL, lw=1.4, label="no scaling")
+    right.plot(ratio, data["angle_integer"], color=KEY, lw=1.4, label=r"sources: $\alpha_t$")
+    right.plot(ratio, data["angle_continuous"], color=QUERY, lw=1.4, label="transformers")
+    right.axhline(1.0, color=NEUTRAL, ls="--", lw=1)
+    right.set_xlabel(r"length $t / T_\text{train}$")
+    right.set_ylabel("largest angle / largest in training")
+    right.set_title("slowest plane: angles beyond training?", fontsize=10)
+    right.legend(fontsize=7)
+    fig.suptitle(f"Dynamic NTK, d = {dim}, base {base:g}, T_train = {train_len:,}", fontsize=10)
+    return fig
+
+
+def plot_extrapolation_bound(
+    dim: int = 128,
+    train_len: float = 4096,
+    tune_len: float = 16384,
+    pretrain_base: float = 10000.0,
+    reference_len: float = 100_000,
+) -> Figure:
+    r"""The scaling laws in two panels.
+
+    Left (Theorem 2): :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` against β,
+    log-log (:func:`ropelab.scaling.extrapolation_bound`), with the longest test length of the
+    paper's experiments (``reference_len``) and the bases of LLaMA 2, LLaMA 2 Long and
+    Code Llama. Right (Theorem 3): the supported length
+    (:func:`ropelab.scaling.predict`) for fine-tuning at :math:`T_\text{tune}`, with the critical
+    base :math:`\beta_0` and the thresholds :math:`\beta_1, \beta_2, \beta_3` of
+    :math:`T_\text{tune}`. Chapter 6.
+    """
+    bases = np.geomspace(1e4, 1e7, 200)
+    bound = scaling.extrapolation_bound(bases, dim, train_len, pretrain_base)
+    fig, (left, right) = new_figure(2, height=3.8)
+    left.loglog(
+        bases, bound, color=QUERY, lw=1.8, label=r"$T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}$"
+    )
+    left.axhline(reference_len, color=KEY, ls="--", lw=1)
+    left.text(1.1e4, reference_len * 1.12, f"{reference_len:,.0f} tokens", color=KEY, fontsize=7)
+    points = (
+        ("LLaMA 2", 1e4, (8, -4), "left"),
+        ("LLaMA 2 Long", 5e5, (8, -14), "left"),
+        ("Code Llama", 1e6, (-8, 6), "right"),
+    )
+    for name, base, offset, align in points:
+        value = float(scaling.extrapolation_bound(base, dim, train_len, pretrain_base))
+        left.plot([base], [value], "o", color=KEY, ms=4)
+        left.annotate(
+            f"{name}: {value:,.0f}",
+            (base, value),
+            xytext=offset,
+            textcoords="offset points",
+            fontsize=7,
+            ha=align,
+        )
+    left.set_xlabel("base β")
+    left.set_ylabel(r"$T_\text{extra}$ (tokens)")
+    left.set_title(f"Theorem 2: d = {dim}, fine-tuned at {train_len:,.0f}", fontsize=10)
+    left.legend(fontsize=7, loc="lower right")
+
+    grid = np.geomspace(100, 1e7, 400)
+    predictions = [scaling.predict(dim, train_len, b, tune_len, pretrain_base) for b in grid]
+    supported = np.array(
+        [np.nan if p.supported_length is None else p.supported_length for p in predictions]
+    )
+    unbounded = np.array([p.supported_length is None for p in predictions])
+    right.loglog(grid, supported, color=QUERY, lw=1.8, label="predicted supported length")
+    if unbounded.any():
+        right.axvspan(grid[0], grid[unbounded][-1], color=ACCENT, alpha=0.15, lw=0)
+        right.text(
+            grid[0] * 1.2,
+            tune_len * 6,
+            "every plane\nsees a full\nperiod:\nno hard bound",
+            fontsize=7,
+        )
+    beta0 = float(scaling.critical_base(train_len, tune_len, pretrain_base))
+    right.axvline(beta0, color=KEY, lw=1)
+    right.text(beta0 * 1.1, tune_len * 0.55, rf"$\beta_0$ = {beta0:,.0f}", color=KEY, fontsize=7)
+    for name, b in zip(("β1", "β2", "β3"), scaling.small_base_thresholds(tune_len), strict=True):
+        right.axvline(b, color=NEUTRAL, ls=":", lw=1)
+        right.text(b, tune_len * 12, name, color=NEUTRAL, fontsize=7, ha="center")
+    right.set_ylim(tune_len / 2, tune_len * 20)
+    right.set_xlabel("base β")
+    right.set_ylabel("supported length (tokens)")
+    right.set_title(rf"Theorem 3: fine-tuned at $T_\text{{tune}}$ = {tune_len:,.0f}", fontsize=10)
+    right.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def plot_critical_split(
+    positions: Any,
+    q: Any,
+    k: Any,
+    d_extra: int,
+    base: float = 10000.0,
+    train_len: float = 4096,
+    title: str = "",
+) -> Figure:
+    r"""The two parts of :math:`q_t^\top k_0` (data: :func:`critical_split`) against *t*.
+
+    Each panel shades the range the part took for :math:`t \leq T_\text{train}`; past
+    :math:`T_\text{train}` (dashed line) a part that leaves its shaded range shows values the
+    training positions never produced. Chapter 6.
+    """
+    t = check_finite_array(positions, "positions")
+    first, last = critical_split(t, q, k, d_extra, base)
+    dim = np.asarray(q).size
+    seen = t <= train_len
+    fig, axes = new_figure(1, 2, height=4.2, sharex=True)
+    panels = (
+        (axes[0], first, f"first {d_extra} dimensions (planes 0–{d_extra // 2 - 1})", QUERY),
+        (
+            axes[1],
+            last,
+            f"last {dim - d_extra} dimensions (planes {d_extra // 2}–{dim // 2 - 1})",
+            KEY,
+        ),
+    )
+    for ax, part, label, colour in panels:
+        low, high = part[seen].min(), part[seen].max()
+        ax.axhspan(
+            low, high, color=NEUTRAL, alpha=0.15, lw=0, label=r"range for $t \leq T_\text{train}$"
+        )
+        ax.plot(t, part, color=colour, lw=0.7)
+        ax.axvline(train_len, color="black", ls="--", lw=1)
+        ax.set_ylabel("contribution")
+        ax.set_title(label, fontsize=9)
+        ax.legend(fontsize=7, loc="upper right")
+    axes[1].set_xlabel(r"query position t (key at 0); dashed: $T_\text{train}$")
+    fig.suptitle(title or r"$q_t^\top k_0$ split at the critical dimension", fontsize=10)
+    return fig
+
+
+def _format_base(base: float) -> str:
+    """A base as readable text: thousands separators from 100 up, three digits below."""
+    return f"{base:,.0f}" if base >= 100 else f"{base:.3g}"
+
+
+def plot_calculator(data: Mapping[str, Any]) -> Figure:
+    r"""The calculator's chart: every plane's wavelength against :math:`T_\text{train}` and :math:`T_\text{extra}`.
+
+    ``data`` is the dict of :func:`ropelab.widgets.extension.calculator_data`. Top: the
+    wavelengths :math:`2\pi\beta^{2i/d}` at the chosen base, filled for the planes inside the
+    critical dimension that governs the prediction (``effective_d_extra``: :math:`d_\text{extra}`
+    of pre-training for a larger base, :math:`d'_\text{extra}` counted over
+    :math:`T_\text{tune}` otherwise), open for the rest; the pre-training wavelengths at base
+    10 000 in grey; lines at :math:`T_\text{train}`, :math:`T_\text{tune}` and, in the
+    larger-base regime, :math:`T_\text{extra}`. Bottom: which planes PI, NTK, YaRN and Llama 3
+    keep, change partly or divide by *s* when extending the fine-tuned model (base β, original
+    length :math:`T_\text{tune}`). Chapter 6.
+    """
+    fig, (top, bottom) = new_figure(
+        1, 2, height=4.6, gridspec_kw={"height_ratios": [3.2, 1.0]}, sharex=True
+    )
+    planes = np.asarray(data["planes"])
+    lam = np.asarray(data["wavelengths"])
+    critical = data["effective_d_extra"] // 2
+    inside = planes < critical
+    base = _format_base(data["base"])
+    top.semilogy(
+        planes,
+        data["pretrain_wavelengths"],
+        color=NEUTRAL,
+        lw=1,
+        label="base 10,000 (pre-training)",
+    )
+    top.semilogy(
+        planes[inside],
+        lam[inside],
+        "o",
+        ms=3,
+        color=QUERY,
+        label=f"base {base}: inside the critical dimension",
+    )
+    if (~inside).any():
+        top.semilogy(
+            planes[~inside],
+            lam[~inside],
+            "o",
+            ms=3,
+            mfc="white",
+            color=KEY,
+            label=f"base {base}: beyond it",
+        )
+        top.axvline(critical - 0.5, color=NEUTRAL, ls=":", lw=1)
+    lines = [(data["train_len"], r"$T_\text{train}$", "black", "--")]
+    if data["tune_len"] != data["train_len"]:
+        lines.append((data["tune_len"], r"$T_\text{tune}$", "black", ":"))
+    if data["regime"] == "larger base":
+        lines.append((data["extra_len"], r"$T_\text{extra}$", ACCENT, "-"))
+    for value, label, colour, style in lines:
+        top.axhline(value, color=colour, ls=style, lw=1)
+        top.text(
+            planes[-1],
+            value * 1.15,
+            f"{label} = {value:,.0f}",
+            ha="right",
+            fontsize=7,
+            color=colour,
+        )
+    top.set_ylabel("wavelength (tokens)")
+    supported = data["supported_length"]
+    supported_text = "no hard bound" if supported is None else f"{supported:,.0f} tokens"
+    top.set_title(
+        f"d = {data['dim']}, T_train = {data['train_len']:,.0f}, base {base}, "
+        f"T_tune = {data['tune_len']:,.0f}\n{data['regime']}: supported {supported_text} "
+        f"(β0 = {data['critical_base']:,.0f}, critical dimension {data['effective_d_extra']})",
+        fontsize=9,
+    )
+    top.legend(fontsize=7, loc="upper left")
+    names = list(data["bands"])
+    grid = np.array([data["bands"][name] for name in names])
+    bottom.imshow(
+        grid,
+        aspect="auto",
+        cmap=ListedColormap(list(BAND_COLOURS)),
+        vmin=0,
+        vmax=2,
+        interpolation="nearest",
+        extent=(planes[0] - 0.5, planes[-1] + 0.5, len(names) - 0.5, -0.5),
+    )
+    bottom.set_yticks(range(len(names)))
+    bottom.set_yticklabels(names, fontsize=7)
+    bottom.set_xlabel("plane i   (bands: light kept, orange partly changed, red divided by s)")
+    return fig
