@@ -33,6 +33,20 @@ def check_dim(dim: Any, name: str = "dim") -> int:
     return dim
 
 
+def check_count(value: Any, name: str, minimum: int = 1) -> int:
+    """A count (a length, a number of heads or tokens): an integer >= ``minimum``.
+
+    Floats with an integer value (``8.0``) are accepted; ``True``/``False``, NaN and fractions
+    are not.
+    """
+    if isinstance(value, bool) or not _is_real_scalar(value):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or not number.is_integer() or number < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(number)
+
+
 def check_positive(
     value: Any, name: str, *, minimum: float = 0.0, inclusive: bool = False
 ) -> float:

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_base, check_dim, check_finite_array
+from ._checks import check_base, check_count, check_dim, check_finite_array
 from .core import inv_freq
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,19 +73,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Argument checks used only here
 # --------------------------------------------------------------------------------------
-
-
-def _check_count(value: Any, name: str, minimum: int = 1) -> int:
-    """An integer >= ``minimum`` (a length, a dimension, a table size)."""
-    if isinstance(value, bool) or not isinstance(value, Integral | np.integer):
-        if isinstance(value, float | np.floating) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
 
 
 def _check_matrix(values: Any, name: str, *, cols: int | None = None) -> np.ndarray:
@@ -284,12 +270,12 @@ def toy_head(
         seed: seed of ``np.random.default_rng``.
     """
     dim = check_dim(dim)
-    head_dim = dim if head_dim is None else _check_count(head_dim, "head_dim")
-    max_len = _check_count(max_len, "max_len")
-    clip = _check_count(clip, "clip")
+    head_dim = dim if head_dim is None else check_count(head_dim, "head_dim")
+    max_len = check_count(max_len, "max_len")
+    clip = check_count(clip, "clip")
     num_buckets, max_distance = _check_t5_sizes(num_buckets, max_distance)
     base = check_base(base)
-    rng = np.random.default_rng(_check_count(seed, "seed", minimum=0))
+    rng = np.random.default_rng(check_count(seed, "seed", minimum=0))
     scale = 1.0 / np.sqrt(dim)
     w_q, w_k, w_v, w_q_rel, w_k_rel = (
         rng.standard_normal((head_dim, dim)) * scale for _ in range(5)
@@ -331,12 +317,12 @@ def toy_embeddings(
     tokens = list(tokens)
     if not tokens or not all(isinstance(t, str) for t in tokens):
         raise ValueError(f"tokens must be a non-empty sequence of strings, got {tokens!r}")
-    dim = _check_count(dim, "dim")
+    dim = check_count(dim, "dim")
     words = sorted(set(tokens)) if vocabulary is None else list(vocabulary)
     missing = sorted(set(tokens) - set(words))
     if missing:
         raise ValueError(f"vocabulary must contain every token; missing {missing}")
-    table = np.random.default_rng(_check_count(seed, "seed", minimum=0)).standard_normal(
+    table = np.random.default_rng(check_count(seed, "seed", minimum=0)).standard_normal(
         (len(words), dim)
     )
     row = {word: j for j, word in enumerate(words)}
@@ -458,7 +444,7 @@ def sinusoidal_encoding(length: int, dim: int, base: float = 10000.0) -> np.ndar
         dim: *d*, a positive even integer.
         base: > 0.
     """
-    length = _check_count(length, "length")
+    length = check_count(length, "length")
     return sinusoid(np.arange(length), dim, base)
 
 
@@ -634,7 +620,7 @@ def shaw_relative_index(offsets: Any, clip: int) -> np.ndarray:
     Returns:
         int64 array of rows in ``[0, 2k]``, same shape as ``offsets``.
     """
-    clip = _check_count(clip, "clip")
+    clip = check_count(clip, "clip")
     r = check_finite_array(offsets, "offsets")
     if np.any(r != np.round(r)):
         raise ValueError(f"offsets must be integers, got {offsets!r}")
@@ -692,11 +678,11 @@ def transformer_xl_scores(x: Any, head: ToyHead, positions: Any) -> np.ndarray:
 
 
 def _check_t5_sizes(num_buckets: Any, max_distance: Any) -> tuple[int, int]:
-    num_buckets = _check_count(num_buckets, "num_buckets", minimum=4)
+    num_buckets = check_count(num_buckets, "num_buckets", minimum=4)
     if num_buckets % 2:
         raise ValueError(f"num_buckets must be an even integer >= 4, got {num_buckets}")
     max_exact = num_buckets // 4
-    max_distance = _check_count(max_distance, "max_distance", minimum=max_exact + 1)
+    max_distance = check_count(max_distance, "max_distance", minimum=max_exact + 1)
     return num_buckets, max_distance
 
 
@@ -800,7 +786,7 @@ def deberta_relative_index(offsets: Any, clip: int) -> np.ndarray:
         offsets: integer offsets :math:`m - n`, any shape.
         clip: *k*, an integer >= 1.
     """
-    clip = _check_count(clip, "clip")
+    clip = check_count(clip, "clip")
     r = check_finite_array(offsets, "offsets")
     if np.any(r != np.round(r)):
         raise ValueError(f"offsets must be integers, got {offsets!r}")
@@ -847,7 +833,7 @@ def low_rank_gap(matrix: Any, rank: int) -> float:
         rank: *r*, an integer >= 1, below ``min(matrix.shape)``.
     """
     a = _check_matrix(matrix, "matrix")
-    rank = _check_count(rank, "rank")
+    rank = check_count(rank, "rank")
     if rank >= min(a.shape):
         raise ValueError(f"rank must be an integer in [1, {min(a.shape) - 1}], got {rank}")
     sigma = np.linalg.svd(a, compute_uv=False)
@@ -961,8 +947,8 @@ def permutation_equivariance_identity(
     """
     import sympy
 
-    n_tokens = _check_count(n_tokens, "n_tokens", minimum=2)
-    dim = _check_count(dim, "dim")
+    n_tokens = check_count(n_tokens, "n_tokens", minimum=2)
+    dim = check_count(dim, "dim")
     order = np.roll(np.arange(n_tokens), 1) if order is None else _check_order(order, n_tokens)
 
     def rows(name: str) -> Any:

@@ -31,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_base, check_dim, check_finite_array, check_log_base, check_positive
+from ._checks import (
+    check_base,
+    check_count,
+    check_dim,
+    check_finite_array,
+    check_log_base,
+    check_positive,
+)
 from .core import inv_freq, wavelengths
 
 __all__ = [
@@ -81,23 +88,13 @@ def _finite(value: Any, name: str) -> float:
     return float(value)
 
 
-def _count(value: Any, name: str, minimum: int = 1) -> int:
-    """An integer-valued real number >= ``minimum`` (a length in tokens, a dimension)."""
-    if isinstance(value, bool) or not _is_real(value):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or not number.is_integer() or number < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(number)
-
-
 def _check_seq_len(seq_len: Any) -> int | None:
     """``None`` or an integer-like length >= 0 (a 0-d numpy array or torch tensor is accepted)."""
     if seq_len is None:
         return None
     if getattr(seq_len, "ndim", None) == 0 and hasattr(seq_len, "item"):
         seq_len = seq_len.item()
-    return _count(seq_len, "seq_len", minimum=0)
+    return check_count(seq_len, "seq_len", minimum=0)
 
 
 def _factor_list(values: Any, name: str, planes: int) -> tuple[float, ...]:
@@ -172,7 +169,7 @@ class RopeSpec:
             raise ValueError(
                 f"rope_type must be one of {sorted(ROPE_TYPES)}, got {self.rope_type!r}"
             )
-        put("head_dim", _count(self.head_dim, "head_dim"))
+        put("head_dim", check_count(self.head_dim, "head_dim"))
         put("rope_theta", check_base(self.rope_theta, "rope_theta"))
         factor = check_positive(self.partial_rotary_factor, "partial_rotary_factor")
         if factor > 1:
@@ -186,7 +183,7 @@ class RopeSpec:
             )
         for name in ("max_position_embeddings", "original_max_position_embeddings"):
             if getattr(self, name) is not None:
-                put(name, _count(getattr(self, name), name))
+                put(name, check_count(getattr(self, name), name))
         for name in ("factor", "attention_factor", "low_freq_factor", "high_freq_factor"):
             if getattr(self, name) is not None:
                 put(name, check_positive(getattr(self, name), name))
@@ -267,14 +264,14 @@ def _rope_dict(config: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
 
 def _head_dim(config: Mapping[str, Any]) -> int:
     if config.get("head_dim") is not None:
-        return _count(config["head_dim"], "head_dim")
+        return check_count(config["head_dim"], "head_dim")
     hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
     if hidden is None or heads is None:
         raise ValueError(
             "config must give head_dim, or hidden_size and num_attention_heads "
             "(head_dim = hidden_size // num_attention_heads)"
         )
-    head_dim = _count(hidden, "hidden_size") // _count(heads, "num_attention_heads")
+    head_dim = check_count(hidden, "hidden_size") // check_count(heads, "num_attention_heads")
     if head_dim < 1:
         raise ValueError(
             f"hidden_size // num_attention_heads must be >= 1, got {hidden} // {heads} = 0"
@@ -342,7 +339,7 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
     }
     max_len = fields["max_position_embeddings"]
     if max_len is not None:
-        max_len = _count(max_len, "max_position_embeddings")
+        max_len = check_count(max_len, "max_position_embeddings")
 
     if rope_type in ("linear", "dynamic", "llama3"):
         fields["factor"] = required("factor")
@@ -371,7 +368,7 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
                 f"rope_type {rope_type!r} needs {key} (top level or in {where}) "
                 "or max_position_embeddings"
             )
-        original = fields[key] = _count(original, key)
+        original = fields[key] = check_count(original, key)
         if fields["factor"] is None:
             if max_len is None:
                 raise ValueError(
@@ -457,7 +454,7 @@ def dynamic_ntk_base(
     if dim <= 2:
         raise ValueError(f"dim must be > 2 for dynamic NTK scaling (exponent d/(d-2)), got {dim}")
     factor = check_positive(factor, "factor")
-    max_len = _count(max_position_embeddings, "max_position_embeddings")
+    max_len = check_count(max_position_embeddings, "max_position_embeddings")
     length = _check_seq_len(seq_len)
     length = max_len if length is None else max(length, max_len)
     return base * (factor * length / max_len - (factor - 1)) ** (dim / (dim - 2))
@@ -480,7 +477,7 @@ def yarn_correction_dim(
     rotations = check_positive(num_rotations, "num_rotations")
     dim = check_dim(dim)
     base = check_log_base(base)
-    original = _count(original_max_position_embeddings, "original_max_position_embeddings")
+    original = check_count(original_max_position_embeddings, "original_max_position_embeddings")
     return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
 
 
@@ -594,7 +591,7 @@ def longrope_attention_factor(factor: float, original_max_position_embeddings: i
     Explained in chapter 6 of the book.
     """
     factor = check_positive(factor, "factor")
-    original = _count(original_max_position_embeddings, "original_max_position_embeddings")
+    original = check_count(original_max_position_embeddings, "original_max_position_embeddings")
     if factor <= 1:
         return 1.0
     if original < 2:
@@ -641,7 +638,7 @@ def _llama3_masks(
     wavelength: np.ndarray, original: int, low_freq_factor: float, high_freq_factor: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """(high-frequency mask, low-frequency mask); medium is neither."""
-    original = _count(original, "original_max_position_embeddings")
+    original = check_count(original, "original_max_position_embeddings")
     low = check_positive(low_freq_factor, "low_freq_factor")
     high = check_positive(high_freq_factor, "high_freq_factor")
     if high <= low:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_base, check_dim, check_finite_array, check_layout, check_positive
+from ._checks import (
+    check_base,
+    check_count,
+    check_dim,
+    check_finite_array,
+    check_layout,
+    check_positive,
+)
 from .core import apply_rope, rope_angles, rotate_pairs
 from .core import inv_freq as default_inv_freq
 from .rope_config import RopeSpec, frequencies_from_config, rope_spec_from_config
@@ -55,21 +61,6 @@ _MIN_CACHE_LEN = 16
 # --------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------
-
-
-def _check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """An integer ``>= minimum`` (floats with an integer value are accepted)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if not isinstance(value, Integral):
-        if isinstance(value, float | np.floating) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
 
 
 def _next_power_of_two(n: int) -> int:
@@ -173,7 +164,7 @@ class RotaryEmbedding(nn.Module):
             )
         if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
             raise ValueError(f"dtype must be a floating torch dtype, got {dtype!r}")
-        self.max_cache_len = _check_positive_int(max_cache_len, "max_cache_len")
+        self.max_cache_len = check_count(max_cache_len, "max_cache_len")
         self._theta = theta  # float64, the current frequencies
         self._original_theta = theta
         self._attention_factor = check_positive(attention_factor, "attention_factor")
@@ -476,8 +467,8 @@ class AttentionConfig:
     keep_planes: int | None = None
 
     def __post_init__(self) -> None:
-        self.d_model = _check_positive_int(self.d_model, "d_model")
-        self.n_heads = _check_positive_int(self.n_heads, "n_heads")
+        self.d_model = check_count(self.d_model, "d_model")
+        self.n_heads = check_count(self.n_heads, "n_heads")
         if self.head_dim is None:
             if self.d_model % self.n_heads:
                 raise ValueError(
@@ -488,7 +479,7 @@ class AttentionConfig:
         self.head_dim = check_dim(self.head_dim, "head_dim")
         self.base = check_base(self.base)
         self.layout = check_layout(self.layout)
-        self.max_position_embeddings = _check_positive_int(
+        self.max_position_embeddings = check_count(
             self.max_position_embeddings, "max_position_embeddings"
         )
         factor = check_positive(self.partial_rotary_factor, "partial_rotary_factor")
@@ -539,7 +530,7 @@ def _check_keep_planes(keep_planes: Any, head_dim: int) -> int | None:
         return None
     limit = head_dim // 2
     try:
-        value = _check_positive_int(keep_planes, "keep_planes")
+        value = check_count(keep_planes, "keep_planes")
     except ValueError:
         value = None
     if value is None or value > limit:

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-from ._checks import check_finite_array, check_positive
+from ._checks import check_count, check_finite_array, check_positive
 from .scaling import xpos_decay, xpos_zeta
 
 __all__ = [
@@ -39,19 +38,6 @@ __all__ = [
     "xpos_factor_matrix",
     "xpos_scales",
 ]
-
-
-def _count(value: Any, name: str, minimum: int = 1) -> int:
-    """An integer >= ``minimum`` (a length or a number of tokens or heads)."""
-    if isinstance(value, bool) or not isinstance(value, Integral | np.integer):
-        if isinstance(value, float | np.floating) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
 
 
 def _grid(seq_len: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +56,7 @@ def causal_mask(seq_len: int) -> np.ndarray:
     Returns:
         bool array of shape ``(seq_len, seq_len)``.
     """
-    t, s = _grid(_count(seq_len, "seq_len"))
+    t, s = _grid(check_count(seq_len, "seq_len"))
     return s <= t
 
 
@@ -87,8 +73,8 @@ def sliding_window_mask(seq_len: int, window: int) -> np.ndarray:
     Returns:
         bool array of shape ``(seq_len, seq_len)``.
     """
-    seq_len = _count(seq_len, "seq_len")
-    window = _count(window, "window")
+    seq_len = check_count(seq_len, "seq_len")
+    window = check_count(window, "window")
     t, s = _grid(seq_len)
     return (s <= t) & (t - s < window)
 
@@ -106,9 +92,9 @@ def lambda_mask(seq_len: int, window: int, sinks: int) -> np.ndarray:
     Returns:
         bool array of shape ``(seq_len, seq_len)``.
     """
-    seq_len = _count(seq_len, "seq_len")
-    window = _count(window, "window")
-    sinks = _count(sinks, "sinks", minimum=0)
+    seq_len = check_count(seq_len, "seq_len")
+    window = check_count(window, "window")
+    sinks = check_count(sinks, "sinks", minimum=0)
     t, s = _grid(seq_len)
     return (s <= t) & ((t - s < window) | (s < sinks))
 
@@ -129,8 +115,8 @@ def blockwise_causal_mask(seq_len: int, block: int) -> np.ndarray:
     Returns:
         bool array of shape ``(seq_len, seq_len)``.
     """
-    seq_len = _count(seq_len, "seq_len")
-    block = _count(block, "block")
+    seq_len = check_count(seq_len, "seq_len")
+    block = check_count(block, "block")
     t, s = _grid(seq_len)
     return (s <= t) & (s // block >= t // block - 1)
 
@@ -162,10 +148,10 @@ def parallel_context_windows(
     """
     if isinstance(window_lengths, str | bytes) or not hasattr(window_lengths, "__len__"):
         raise ValueError(f"window_lengths must be a list of integers >= 1, got {window_lengths!r}")
-    lengths = [_count(length, "window_lengths[j]") for length in window_lengths]
+    lengths = [check_count(length, "window_lengths[j]") for length in window_lengths]
     if not lengths:
         raise ValueError("window_lengths must name at least one window, got an empty list")
-    task_len = _count(task_len, "task_len", minimum=0)
+    task_len = check_count(task_len, "task_len", minimum=0)
     longest = max(lengths)
     window_of = np.concatenate(
         [np.full(length, j) for j, length in enumerate(lengths)] + [np.full(task_len, -1)]
@@ -200,7 +186,7 @@ def alibi_slopes(num_heads: int) -> np.ndarray:
     Returns:
         float64 array of shape ``(num_heads,)``, decreasing, in (0, 1).
     """
-    num_heads = _count(num_heads, "num_heads")
+    num_heads = check_count(num_heads, "num_heads")
 
     def power_of_two_slopes(n: int) -> np.ndarray:
         return 2.0 ** (-8.0 * np.arange(1, n + 1) / n)
@@ -226,7 +212,7 @@ def alibi_bias(seq_len: int, num_heads: int) -> np.ndarray:
     Returns:
         float64 array of shape ``(num_heads, seq_len, seq_len)``; ``-inf`` above the diagonal.
     """
-    seq_len = _count(seq_len, "seq_len")
+    seq_len = check_count(seq_len, "seq_len")
     slopes = alibi_slopes(num_heads)
     t, s = _grid(seq_len)
     distance = (t - s).astype(np.float64)
@@ -276,7 +262,7 @@ def xpos_factor_matrix(
     Returns:
         float64 array of shape ``(dim // 2, seq_len, seq_len)``.
     """
-    seq_len = _count(seq_len, "seq_len")
+    seq_len = check_count(seq_len, "seq_len")
     t, s = _grid(seq_len)
     factor = xpos_decay(np.maximum(t - s, 0), dim, scale_len, gamma)  # (seq, seq, d/2)
     factor = np.moveaxis(factor, -1, 0)

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import positions as pos
-from .._checks import check_base, check_dim
+from .._checks import check_base, check_count, check_dim
 from ..core import inv_freq, wavelengths
 from .style import ACCENT, DIVERGING, KEY, NEUTRAL, QUERY, new_figure
 
@@ -196,8 +196,8 @@ def sinusoid_circle_figure(
     """
     dim = check_dim(dim)
     base = check_base(base)
-    train_len = pos._check_count(train_len, "train_len")
-    planes = [pos._check_count(i, "planes", minimum=0) for i in planes]
+    train_len = check_count(train_len, "train_len")
+    planes = [check_count(i, "planes", minimum=0) for i in planes]
     if not planes or max(planes) >= dim // 2:
         raise ValueError(f"planes must be plane indices in [0, {dim // 2 - 1}], got {planes}")
     table = pos.sinusoidal_encoding(2 * train_len, dim, base)
@@ -259,8 +259,8 @@ def relative_lookup_figure(
         max_offset: the largest offset on the right panel, an integer >= 1.
         num_buckets, max_distance: T5's settings.
     """
-    length = pos._check_count(length, "length")
-    max_offset = pos._check_count(max_offset, "max_offset")
+    length = check_count(length, "length")
+    max_offset = check_count(max_offset, "max_offset")
     m = np.arange(length)
     clipped = pos.shaw_relative_index(m[:, None] - m[None, :], clip) - clip
     offsets = np.arange(-max_offset, max_offset + 1)
