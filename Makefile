@@ -11,11 +11,11 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets clean help
+.PHONY: book test lint notebooks assets chromium clean help
 
 help:
 	@echo "make book       build the site (creates $(VENV) when missing)"
-	@echo "make test       ruff + every test (package, notebooks, site)"
+	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
 
 $(BIN)/python:
@@ -52,7 +52,14 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# The browser tests drive Debian's Chromium (never a browser download); install it when missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && apt-get install -y -qq chromium; }
+
+# The package, the notebooks (nbval) and the built site in a real browser.
+test: lint book chromium
 	$(BIN)/python -m pytest
 
 # Execute every chapter in place so that the committed outputs (what nbval compares and what

@@ -1,8 +1,9 @@
 """Execute chapter notebooks in place, as `make notebooks` does.
 
-Runs each notebook top to bottom in its own folder with nbclient, keeps the widget state (so
-the static site can show the widgets' initial view), and records no per-cell timing metadata,
-so that re-running an unchanged chapter leaves its file unchanged apart from real output changes.
+Runs each notebook top to bottom in its own folder with nbclient. It stores no widget state
+(live ipywidgets need a kernel; the static site uses the explorables instead) and no per-cell
+timing metadata, so that re-running an unchanged chapter changes its file only where an
+output really changed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def run(path: Path, timeout: int = 600) -> None:
         timeout=timeout,
         kernel_name="python3",
         record_timing=False,
-        store_widget_state=True,
+        store_widget_state=False,
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
