@@ -1,7 +1,7 @@
 """Execute chapter notebooks in place, as `make notebooks` does.
 
-Runs each notebook top to bottom in its own folder with nbclient. It stores no widget state
-(live ipywidgets need a kernel; the static site uses the explorables instead) and no per-cell
+Runs each notebook top to bottom in its own folder with nbclient, then drops the widget state
+(live ipywidgets need a kernel; the static site uses the explorables instead) and any per-cell
 timing metadata, so that re-running an unchanged chapter changes its file only where an
 output really changed.
 """
@@ -22,10 +22,15 @@ def run(path: Path, timeout: int = 600) -> None:
         timeout=timeout,
         kernel_name="python3",
         record_timing=False,
-        store_widget_state=False,
+        store_widget_state=True,  # nbclient's Output-widget hook needs it while running
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    # Saved widget state would make the static site load a widget manager; timings (left by
+    # other tools: record_timing=False does not clear them) would churn every diff.
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
     nbformat.write(notebook, path)
 
 
