@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from .conftest import SITE, site_pages
+from .conftest import ROOT, SITE, site_pages
 
 PAGES = site_pages() if SITE.exists() else []
 WEIGHTS: dict[str, int] = {}
@@ -87,7 +87,7 @@ def test_page_works_offline(open_page, screenshots_dir, relative):
 
 
 def test_every_chapter_page_is_in_the_site():
-    chapters = sorted(p.stem for p in (SITE.parents[1] / "notebooks").glob("*.ipynb"))
+    chapters = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert chapters, "no chapter notebooks found"
     for stem in chapters:
         assert f"notebooks/{stem}.html" in PAGES

@@ -1,0 +1,1082 @@
+/* ropelab-explore.js: the book's explorables, figures whose controls respond on a static page.
+ *
+ * A classic script (ES2017, no dependencies, no network requests). However many outputs of
+ * ropelab.explorables include it, it defines window.ropelabExplore once, with
+ *   mount(root, config)  wires the controls inside `root` and draws the figure;
+ *   instances            one entry per mounted explorable: {kind, params, data, root}, where
+ *                        `data` has the keys of ropelab.explorables.explorable_data(kind).
+ * Sections: (a) the formulas, each mirroring the ropelab function named above it, and the data
+ * of each explorable; (b) a small SVG plotting layer; (c) the five figures; (d) the controls;
+ * (e) mounting.
+ */
+(function () {
+  'use strict';
+  if (window.ropelabExplore) {
+    return;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (a) The formulas
+  // ---------------------------------------------------------------------------------------
+
+  const TWO_PI = 2 * Math.PI;
+
+  // [0, 1, ..., count - 1]
+  function range(count) {
+    return Array.from({ length: count }, (_, i) => i);
+  }
+
+  // θ_i = β^(−2i/d), i = 0 .. d/2 − 1   (ropelab.core.inv_freq)
+  function invFreq(dim, base) {
+    return range(dim / 2).map((i) => Math.pow(base, -((2 * i) / dim)));
+  }
+
+  // λ_i = 2π/θ_i = 2π β^(2i/d)   (ropelab.core.wavelengths)
+  function wavelengths(dim, base) {
+    return invFreq(dim, base).map((theta) => TWO_PI / theta);
+  }
+
+  // #{i : 2π β^(2i/d) ≤ T}, the planes with a full period within T tokens
+  // (ropelab.scaling.full_period_planes)
+  function fullPeriodPlanes(dim, trainLen, base) {
+    return wavelengths(dim, base).filter((lambda) => lambda <= trainLen).length;
+  }
+
+  // d_extra = 2⌈(d/2) log_β(T/2π)⌉, capped at d   (ropelab.scaling.critical_dim)
+  function criticalDim(dim, trainLen, base) {
+    const planes = Math.ceil(((dim / 2) * Math.log(trainLen / TWO_PI)) / Math.log(base));
+    return Math.min(2 * planes, dim);
+  }
+
+  // T_extra = 2π β^(d_extra/d), d_extra counted at the pre-training base
+  // (ropelab.scaling.extrapolation_bound, Theorem 2)
+  function extrapolationBound(base, dim, trainLen, pretrainBase) {
+    return TWO_PI * Math.pow(base, criticalDim(dim, trainLen, pretrainBase) / dim);
+  }
+
+  // β0 = β_pre^(ln(T_tune/2π) / ln(T_train/2π))   (ropelab.scaling.critical_base, Theorem 3)
+  function criticalBase(trainLen, tuneLen, pretrainBase) {
+    return Math.pow(pretrainBase, Math.log(tuneLen / TWO_PI) / Math.log(trainLen / TWO_PI));
+  }
+
+  // (β1, β2, β3) = (2T/π, T/π, T/2π)   (ropelab.scaling.small_base_thresholds, Theorem 1)
+  function smallBaseThresholds(length) {
+    return [(2 * length) / Math.PI, length / Math.PI, length / TWO_PI];
+  }
+
+  // Theorem 3 (ropelab.scaling.predict): above β0 the bound is T_extra; at or below it the
+  // bound is T_tune with d'_extra = critical_dim(d, T_tune, β), and no hard bound once
+  // d'_extra = d (every plane completes a period within T_tune).
+  function predict(dim, trainLen, base, tuneLen, pretrainBase) {
+    const beta0 = criticalBase(trainLen, tuneLen, pretrainBase);
+    if (base > beta0) {
+      return {
+        regime: 'larger base',
+        d_extra: criticalDim(dim, trainLen, pretrainBase),
+        supported_length: extrapolationBound(base, dim, trainLen, pretrainBase),
+        critical_base: beta0,
+      };
+    }
+    const dExtra = criticalDim(dim, tuneLen, base);
+    if (dExtra === dim) {
+      return {
+        regime: 'every plane sees a full period',
+        d_extra: dim,
+        supported_length: null,
+        critical_base: beta0,
+      };
+    }
+    return { regime: 'smaller base', d_extra: dExtra, supported_length: tuneLen, critical_base: beta0 };
+  }
+
+  // r_k = ⌊M^(k/(N−1)) + ½⌋, k = 0 .. N−1, the last one set to M, duplicates removed, sorted
+  // (ropelab.widgets.decay.decay_distances)
+  function decayDistances(maxDistance, num) {
+    const raw = range(num).map((k) => Math.floor(Math.pow(maxDistance, k / (num - 1)) + 0.5));
+    raw[num - 1] = maxDistance;
+    return Array.from(new Set(raw)).sort((a, b) => a - b);
+  }
+
+  // s(r) = Σ_i 2cos(rθ_i), the score of q = k = (1, ..., 1)   (ropelab.decay.ones_score)
+  function onesScore(r, theta) {
+    let sum = 0;
+    for (const t of theta) {
+      sum += Math.cos(r * t);
+    }
+    return 2 * sum;
+  }
+
+  // (1/(d/2)) Σ_j |S_j| with S_j = Σ_{k<j} e^(irθ_k), RoFormer's relative upper bound
+  // (ropelab.decay.relative_upper_bound over ropelab.decay.partial_sums)
+  function relativeUpperBound(r, theta) {
+    let re = 0;
+    let im = 0;
+    let total = 0;
+    for (const t of theta) {
+      re += Math.cos(r * t);
+      im += Math.sin(r * t);
+      total += Math.hypot(re, im);
+    }
+    return total / theta.length;
+  }
+
+  // R(φ)x = (x0 cos φ − x1 sin φ, x1 cos φ + x0 sin φ)   (ropelab.plots.rotation.rotate_2d)
+  function rotate2d(x, angle) {
+    const c = Math.cos(angle);
+    const s = Math.sin(angle);
+    return [x[0] * c - x[1] * s, x[1] * c + x[0] * s];
+  }
+
+  // (R_m q)·(R_n k) with R_m = R(mθ)   (ropelab.plots.rotation.rope_score_2d)
+  function ropeScore2d(q, k, m, n, theta) {
+    const a = rotate2d(q, m * theta);
+    const b = rotate2d(k, n * theta);
+    return a[0] * b[0] + a[1] * b[1];
+  }
+
+  // qᵀ R_r k with R_r = R(rθ), r = n − m   (ropelab.plots.rotation.relative_score_2d)
+  function relativeScore2d(q, k, offset, theta) {
+    const turned = rotate2d(k, offset * theta);
+    return q[0] * turned[0] + q[1] * turned[1];
+  }
+
+  // R^d_{Θ,m} = diag(R(mθ_0), ..., R(mθ_{d/2−1})); plane i sits on coordinates (2i, 2i+1)
+  // ("interleaved") or (i, i + d/2) ("half")   (ropelab.core.rotation_matrix)
+  function rotationMatrix(position, dim, base, layout) {
+    const matrix = range(dim).map(() => new Array(dim).fill(0));
+    invFreq(dim, base).forEach((theta, i) => {
+      const [a, b] = planeCoordinates(i, dim, layout);
+      const angle = position * theta;
+      matrix[a][a] = Math.cos(angle);
+      matrix[a][b] = -Math.sin(angle);
+      matrix[b][a] = Math.sin(angle);
+      matrix[b][b] = Math.cos(angle);
+    });
+    return matrix;
+  }
+
+  // The coordinates (a, b) of plane i   (ropelab.core._pair_indices)
+  function planeCoordinates(i, dim, layout) {
+    return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + dim / 2];
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The data of each explorable: the keys and values of ropelab.explorables.explorable_data
+  // ---------------------------------------------------------------------------------------
+
+  // Chapter 1 (relative_rotation_view): q, k turned by their positions and by a shift s.
+  function rotationData(p, constants) {
+    const { q, k } = constants;
+    const shifts = range(constants.max_shift + 1);
+    return {
+      m: p.m,
+      n: p.n,
+      theta: p.theta,
+      shift: p.shift,
+      q: q,
+      k: k,
+      rotated_q: rotate2d(q, p.m * p.theta),
+      rotated_k: rotate2d(k, p.n * p.theta),
+      shifted_q: rotate2d(q, (p.m + p.shift) * p.theta),
+      shifted_k: rotate2d(k, (p.n + p.shift) * p.theta),
+      score: ropeScore2d(q, k, p.m, p.n, p.theta),
+      shifted_score: ropeScore2d(q, k, p.m + p.shift, p.n + p.shift, p.theta),
+      relative_score: relativeScore2d(q, k, p.n - p.m, p.theta),
+      key_only_score: ropeScore2d(q, k, p.m, p.n + p.shift, p.theta),
+      // ropelab.plots.rotation.shifted_scores over s = 0 .. max_shift
+      shifts: shifts,
+      both: shifts.map((s) => ropeScore2d(q, k, p.m + s, p.n + s, p.theta)),
+      key_only: shifts.map((s) => ropeScore2d(q, k, p.m, p.n + s, p.theta)),
+    };
+  }
+
+  // Chapter 3 (draw_block_matrix): the dense rotation matrix.
+  function blockData(p) {
+    return {
+      dim: p.dim,
+      base: p.base,
+      position: p.position,
+      layout: p.layout,
+      theta: invFreq(p.dim, p.base),
+      matrix: rotationMatrix(p.position, p.dim, p.base, p.layout),
+    };
+  }
+
+  // Chapter 4 (ropelab.widgets.spectrum.spectrum_data), plus the reference spectrum.
+  function spectrumData(p, constants) {
+    const theta = invFreq(p.dim, p.base);
+    const wavelength = theta.map((t) => TWO_PI / t);
+    const nFull = fullPeriodPlanes(p.dim, p.train_len, p.base);
+    return {
+      dim: p.dim,
+      base: p.base,
+      train_len: p.train_len,
+      plane: range(p.dim / 2),
+      theta: theta,
+      wavelength: wavelength,
+      // turns_i = T_train / λ_i
+      turns: wavelength.map((lambda) => p.train_len / lambda),
+      full_period: wavelength.map((lambda) => lambda <= p.train_len),
+      theta_threshold: TWO_PI / p.train_len,
+      // (d/2) log_β(T_train/2π): the real plane index whose wavelength is exactly T_train
+      boundary: ((p.dim / 2) * Math.log(p.train_len / TWO_PI)) / Math.log(p.base),
+      n_planes: p.dim / 2,
+      n_full: nFull,
+      n_partial: p.dim / 2 - nFull,
+      critical_dim: criticalDim(p.dim, p.train_len, p.base),
+      reference_theta: invFreq(p.dim, constants.reference_base),
+    };
+  }
+
+  // Chapter 5 (ropelab.widgets.decay.decay_data).
+  function decayData(p, constants) {
+    const theta = invFreq(p.dim, p.base);
+    const distances = decayDistances(p.max_distance, constants.num_distances);
+    return {
+      dim: p.dim,
+      base: p.base,
+      max_distance: p.max_distance,
+      distances: distances,
+      ones_score: distances.map((r) => onesScore(r, theta)),
+      relative_upper_bound: distances.map((r) => relativeUpperBound(r, theta)),
+    };
+  }
+
+  // Chapter 6 (ropelab.widgets.extension.calculator_data without the method bands).
+  function calculatorData(p, constants) {
+    const pre = constants.pretrain_base;
+    const prediction = predict(p.dim, p.train_len, p.base, p.tune_len, pre);
+    return {
+      dim: p.dim,
+      train_len: p.train_len,
+      base: p.base,
+      tune_len: p.tune_len,
+      planes: range(p.dim / 2),
+      wavelengths: wavelengths(p.dim, p.base),
+      pretrain_wavelengths: wavelengths(p.dim, pre),
+      d_extra: criticalDim(p.dim, p.train_len, pre),
+      full_period_planes: fullPeriodPlanes(p.dim, p.train_len, pre),
+      extra_len: extrapolationBound(p.base, p.dim, p.train_len, pre),
+      critical_base: prediction.critical_base,
+      regime: prediction.regime,
+      effective_d_extra: prediction.d_extra,
+      supported_length: prediction.supported_length,
+      thresholds: smallBaseThresholds(p.tune_len),
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Number formatting
+  // ---------------------------------------------------------------------------------------
+
+  // 1234567 → "1,234,567"
+  function groupThousands(value) {
+    const digits = String(Math.abs(Math.round(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return (value < 0 && Math.round(value) !== 0 ? '−' : '') + digits;
+  }
+
+  // Whole numbers from 100 up with thousands separators, smaller ones to three digits, huge
+  // ones (a critical base of 10^15) in exponent notation.
+  function formatNumber(value) {
+    if (Math.abs(value) >= 1e12) {
+      return value.toExponential(2);
+    }
+    if (Number.isInteger(value) || Math.abs(value) >= 100) {
+      return groupThousands(value);
+    }
+    return String(Number(value.toPrecision(3))).replace('-', '−');
+  }
+
+  // "1 plane", "3 planes"
+  function count(n, noun) {
+    return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  }
+
+  // A score at fixed precision with its sign: "+0.123456", "−0.590439".
+  function signed(value, digits) {
+    return (value < 0 ? '−' : '+') + Math.abs(value).toFixed(digits);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (b) The SVG plotting layer
+  // ---------------------------------------------------------------------------------------
+
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const COLOURS = {
+    query: '#1f77b4',
+    key: '#d62728',
+    neutral: '#7f7f7f',
+    accent: '#2ca02c',
+    text: '#222222',
+    axis: '#555555',
+    grid: '#e4e4e4',
+  };
+  const FONT = 13;
+  const WIDTH = 700;
+
+  function svgNode(tag, attrs, parent) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const name of Object.keys(attrs)) {
+      node.setAttribute(name, attrs[name]);
+    }
+    parent.appendChild(node);
+    return node;
+  }
+
+  // Text with TeX-like indices: "R_{m+s} q" and "10^{-3}" become sub- and superscripts.
+  function text(parent, x, y, source, style) {
+    const s = Object.assign({ size: FONT, anchor: 'start', color: COLOURS.text }, style);
+    const attrs = { x: x, y: y, 'font-size': s.size, fill: s.color, 'text-anchor': s.anchor };
+    if (s.weight) {
+      attrs['font-weight'] = s.weight;
+    }
+    if (s.rotate) {
+      attrs.transform = `rotate(${s.rotate} ${x} ${y})`;
+    }
+    const node = svgNode('text', attrs, parent);
+    let offset = 0;
+    for (const part of source.split(/([_^]\{[^}]*\})/)) {
+      if (part === '') {
+        continue;
+      }
+      const index = /^([_^])\{(.*)\}$/.exec(part);
+      const shift = index ? (index[1] === '_' ? 0.3 : -0.4) * s.size : 0;
+      const span = svgNode('tspan', { dy: shift - offset }, node);
+      if (index) {
+        span.setAttribute('font-size', 0.75 * s.size);
+      }
+      // A minus sign before a number; hyphens in words stay.
+      span.textContent = (index ? index[2] : part).replace(/-(?=\d)/g, '−');
+      offset = shift;
+    }
+    return node;
+  }
+
+  // Round tick values for a linear axis: steps of 1, 2 or 5 × 10^k, at most about `most`;
+  // steps of at least 1 on an axis of indices (`integer`).
+  function linearTicks(lo, hi, most, integer) {
+    const ideal = Math.max((hi - lo) / most, integer ? 1 : 0);
+    const power = Math.pow(10, Math.floor(Math.log10(ideal)));
+    const step = [1, 2, 5, 10].map((f) => f * power).find((s) => s >= ideal * (1 - 1e-9));
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    const ticks = [];
+    for (let j = Math.ceil(lo / step - 1e-9); j <= Math.floor(hi / step + 1e-9); j++) {
+      const value = Number((j * step).toPrecision(12));
+      ticks.push({ value: value, label: decimals ? value.toFixed(decimals) : groupThousands(value) });
+    }
+    return ticks;
+  }
+
+  // Ticks for a logarithmic axis: powers of ten (every k-th when there are more than
+  // `most`), written 10^k; an axis spanning under two decades gets 1, 2, 5 × 10^k as plain
+  // numbers.
+  function logTicks(lo, hi, most) {
+    const first = Math.ceil(Math.log10(lo) - 1e-9);
+    const last = Math.floor(Math.log10(hi) + 1e-9);
+    if (Math.log10(hi / lo) < 2) {
+      const ticks = [];
+      for (let e = first - 1; e <= last; e++) {
+        for (const f of [1, 2, 5]) {
+          const value = Number((f * Math.pow(10, e)).toPrecision(12));
+          if (value >= lo * (1 - 1e-9) && value <= hi * (1 + 1e-9)) {
+            ticks.push({ value: value, label: formatNumber(value) });
+          }
+        }
+      }
+      return ticks;
+    }
+    const every = Math.ceil((last - first + 1) / most);
+    const ticks = [];
+    for (let e = first; e <= last; e++) {
+      if ((e - first) % every === 0) {
+        ticks.push({ value: Math.pow(10, e), label: `10^{${e}}` });
+      }
+    }
+    return ticks;
+  }
+
+  // A map from an axis' domain onto pixels [p0, p1], linear or logarithmic, with its ticks
+  // (at most about axis.maxTicks of them, 6 unless given; whole numbers if axis.integer).
+  function scale(axis, p0, p1) {
+    const t = axis.log ? Math.log10 : (v) => v;
+    const [lo, hi] = axis.reverse ? [axis.max, axis.min] : [axis.min, axis.max];
+    const f = (v) => p0 + ((t(v) - t(lo)) / (t(hi) - t(lo))) * (p1 - p0);
+    const most = axis.maxTicks || 6;
+    f.ticks = axis.ticks || (axis.log ? logTicks : linearTicks)(axis.min, axis.max, most, axis.integer);
+    return f;
+  }
+
+  // A log-axis domain around `values`: padded by `pad` of its span in decades each side, and
+  // at least one decade wide.
+  function logDomain(values, pad) {
+    const logs = values.map(Math.log10);
+    let lo = Math.min.apply(null, logs);
+    let hi = Math.max.apply(null, logs);
+    const widen = Math.max(0, 1 - (hi - lo)) / 2;
+    lo -= widen + pad * (hi - lo);
+    hi += widen + pad * (hi - lo);
+    return { min: Math.pow(10, lo), max: Math.pow(10, hi) };
+  }
+
+  // One set of axes in `box` (pixels): grid, frame, ticks, axis labels and a title.
+  // spec.x / spec.y: {min, max, log, integer, reverse, label, labelGap, ticks, maxTicks};
+  // returns {x, y, box, svg}.
+  function panel(svg, box, spec) {
+    const x = scale(spec.x, box.x, box.x + box.w);
+    const y = scale(spec.y, box.y + box.h, box.y);
+    const grid = svgNode('g', { stroke: COLOURS.grid, 'stroke-width': 1 }, svg);
+    const labels = svgNode('g', {}, svg);
+    for (const tick of x.ticks) {
+      const px = x(tick.value);
+      svgNode('line', { x1: px, x2: px, y1: box.y, y2: box.y + box.h }, grid);
+      svgNode('line', { x1: px, x2: px, y1: box.y + box.h, y2: box.y + box.h + 4, stroke: COLOURS.axis }, labels);
+      text(labels, px, box.y + box.h + 17, tick.label, { anchor: 'middle' });
+    }
+    for (const tick of y.ticks) {
+      const py = y(tick.value);
+      svgNode('line', { x1: box.x, x2: box.x + box.w, y1: py, y2: py }, grid);
+      svgNode('line', { x1: box.x - 4, x2: box.x, y1: py, y2: py, stroke: COLOURS.axis }, labels);
+      text(labels, box.x - 7, py + 4, tick.label, { anchor: 'end' });
+    }
+    svgNode('rect', { x: box.x, y: box.y, width: box.w, height: box.h, fill: 'none', stroke: COLOURS.axis }, svg);
+    if (spec.x.label) {
+      text(svg, box.x + box.w / 2, box.y + box.h + 36, spec.x.label, { anchor: 'middle' });
+    }
+    if (spec.y.label) {
+      const lx = box.x - (spec.y.labelGap || 46);
+      text(svg, lx, box.y + box.h / 2, spec.y.label, { anchor: 'middle', rotate: -90 });
+    }
+    if (spec.title) {
+      text(svg, box.x + box.w / 2, box.y - 9, spec.title, { anchor: 'middle', size: 14, weight: 600 });
+    }
+    return { x: x, y: y, box: box, svg: svg };
+  }
+
+  // Pixel coordinates of a polyline as an SVG path.
+  function pathData(p, xs, ys) {
+    return xs.map((v, i) => `${i ? 'L' : 'M'}${p.x(v).toFixed(1)} ${p.y(ys[i]).toFixed(1)}`).join('');
+  }
+
+  // Stroke attributes from a style {color, width, dash, opacity}.
+  function stroke(style) {
+    const attrs = { fill: 'none', stroke: style.color, 'stroke-width': style.width || 1.5 };
+    if (style.dash) {
+      attrs['stroke-dasharray'] = style.dash;
+    }
+    if (style.opacity !== undefined) {
+      attrs.opacity = style.opacity;
+    }
+    return attrs;
+  }
+
+  function line(p, xs, ys, style) {
+    const attrs = stroke(style);
+    attrs.d = pathData(p, xs, ys);
+    attrs['stroke-linejoin'] = 'round';
+    svgNode('path', attrs, p.svg);
+  }
+
+  // Dots at (xs[i], ys[i]); style.colors gives one colour per dot, style.open hollow ones.
+  function markers(p, xs, ys, style) {
+    const g = svgNode('g', {}, p.svg);
+    xs.forEach((v, i) => {
+      const colour = style.colors ? style.colors[i] : style.color;
+      svgNode(
+        'circle',
+        {
+          cx: p.x(v).toFixed(1),
+          cy: p.y(ys[i]).toFixed(1),
+          r: style.r || 2.5,
+          fill: style.open ? '#ffffff' : colour,
+          stroke: colour,
+          'stroke-width': style.open ? 1.2 : 0,
+        },
+        g,
+      );
+    });
+  }
+
+  // A horizontal or vertical reference line across the panel at data value `at`.
+  function hline(p, at, style) {
+    const attrs = stroke(style);
+    attrs.d = `M${p.box.x} ${p.y(at).toFixed(1)}H${p.box.x + p.box.w}`;
+    svgNode('path', attrs, p.svg);
+  }
+
+  function vline(p, at, style) {
+    const attrs = stroke(style);
+    attrs.d = `M${p.x(at).toFixed(1)} ${p.box.y}V${p.box.y + p.box.h}`;
+    svgNode('path', attrs, p.svg);
+  }
+
+  // A shaded rectangle between data values x0..x1 and y0..y1.
+  function area(p, x0, x1, y0, y1, colour, opacity) {
+    const [left, right] = [p.x(x0), p.x(x1)].sort((a, b) => a - b);
+    const [top, bottom] = [p.y(y0), p.y(y1)].sort((a, b) => a - b);
+    svgNode(
+      'rect',
+      { x: left, y: top, width: right - left, height: bottom - top, fill: colour, opacity: opacity },
+      p.svg,
+    );
+  }
+
+  // Horizontal bars, bar i from `from` to ends[i] at height rows[i], `thickness` of a row.
+  function hbars(p, rows, from, ends, colours, thickness) {
+    const g = svgNode('g', {}, p.svg);
+    const rowPixels = Math.abs(p.y(1) - p.y(0));
+    const h = Math.min(24, Math.max(0.8, thickness * rowPixels));
+    rows.forEach((row, i) => {
+      const x0 = p.x(from);
+      svgNode(
+        'rect',
+        { x: x0, y: p.y(row) - h / 2, width: Math.max(0, p.x(ends[i]) - x0), height: h, fill: colours[i] },
+        g,
+      );
+    });
+  }
+
+  // An arrow from the origin to `tip` (data units) with a triangular head.
+  function arrow(p, tip, style) {
+    const x0 = p.x(0);
+    const y0 = p.y(0);
+    const x1 = p.x(tip[0]);
+    const y1 = p.y(tip[1]);
+    const length = Math.hypot(x1 - x0, y1 - y0);
+    if (length < 1) {
+      return;
+    }
+    const [ux, uy] = [(x1 - x0) / length, (y1 - y0) / length];
+    const head = Math.min(11, length / 2);
+    const g = svgNode('g', { opacity: style.opacity === undefined ? 1 : style.opacity }, p.svg);
+    const shaft = stroke({ color: style.color, width: style.width, dash: style.dash });
+    Object.assign(shaft, { x1: x0, y1: y0, x2: x1 - ux * head * 0.8, y2: y1 - uy * head * 0.8 });
+    svgNode('line', shaft, g);
+    const corners = [
+      [x1, y1],
+      [x1 - ux * head - uy * head * 0.4, y1 - uy * head + ux * head * 0.4],
+      [x1 - ux * head + uy * head * 0.4, y1 - uy * head - ux * head * 0.4],
+    ];
+    svgNode('polygon', { points: corners.map((c) => c.map((v) => v.toFixed(1)).join(',')).join(' '), fill: style.color }, g);
+  }
+
+  // A circle of `radius` (data units) around the origin; the panel must have equal aspect.
+  function circle(p, radius, style) {
+    const attrs = stroke(style);
+    Object.assign(attrs, { cx: p.x(0), cy: p.y(0), r: p.x(radius) - p.x(0) });
+    svgNode('circle', attrs, p.svg);
+  }
+
+  // matplotlib's RdBu_r: the diverging map of src/ropelab/plots/style.py, from −1 to 1.
+  const RDBU_R = [
+    '#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7',
+    '#fddbc7', '#f4a582', '#d6604d', '#b2182b', '#67001f',
+  ];
+
+  // The colour of `value` in [−1, 1], interpolated linearly between the map's eleven colours.
+  function diverging(value) {
+    const position = ((Math.max(-1, Math.min(1, value)) + 1) / 2) * (RDBU_R.length - 1);
+    const i = Math.min(RDBU_R.length - 2, Math.floor(position));
+    const w = position - i;
+    const mix = (from, to) => Math.round(from + (to - from) * w);
+    const rgb = [1, 3, 5].map((o) =>
+      mix(parseInt(RDBU_R[i].substr(o, 2), 16), parseInt(RDBU_R[i + 1].substr(o, 2), 16)),
+    );
+    return `rgb(${rgb.join(',')})`;
+  }
+
+  // matrix[row][col] as cells on the panel (row 0 at the top, on a reversed y axis).
+  function heatmap(p, matrix) {
+    const g = svgNode('g', { 'shape-rendering': 'crispEdges' }, p.svg);
+    const size = Math.abs(p.x(1) - p.x(0));
+    matrix.forEach((row, r) => {
+      row.forEach((value, c) => {
+        svgNode(
+          'rect',
+          {
+            x: (p.x(c) - size / 2).toFixed(2),
+            y: (p.y(r) - size / 2).toFixed(2),
+            width: (size + 0.4).toFixed(2),
+            height: (size + 0.4).toFixed(2),
+            fill: diverging(value),
+          },
+          g,
+        );
+      });
+    });
+  }
+
+  // A vertical colour bar for the diverging map from −1 (bottom) to 1 (top).
+  function colourBar(svg, box, label) {
+    const steps = 64;
+    for (let j = 0; j < steps; j++) {
+      const value = 1 - (2 * (j + 0.5)) / steps;
+      svgNode(
+        'rect',
+        { x: box.x, y: box.y + (j * box.h) / steps, width: box.w, height: box.h / steps + 0.5, fill: diverging(value) },
+        svg,
+      );
+    }
+    svgNode('rect', { x: box.x, y: box.y, width: box.w, height: box.h, fill: 'none', stroke: COLOURS.axis }, svg);
+    for (const value of [-1, -0.5, 0, 0.5, 1]) {
+      const py = box.y + ((1 - value) / 2) * box.h;
+      svgNode('line', { x1: box.x + box.w, x2: box.x + box.w + 4, y1: py, y2: py, stroke: COLOURS.axis }, svg);
+      text(svg, box.x + box.w + 7, py + 4, value.toFixed(1));
+    }
+    text(svg, box.x + box.w + 44, box.y + box.h / 2, label, { anchor: 'middle', rotate: -90 });
+  }
+
+  // A legend: one row per item, a sample then its text. An item is {text, color | colors,
+  // kind: 'line' | 'dot' | 'open' | 'box' | 'outline', width, dash, opacity}; `colors` draws one
+  // sample per colour (a query and a key, for example).
+  function legend(svg, x, y, items) {
+    items.forEach((item, row) => {
+      const cy = y + row * 19;
+      const colours = item.colors || [item.color];
+      colours.forEach((colour, j) => {
+        const sx = x + j * 26;
+        if (item.kind === 'dot' || item.kind === 'open') {
+          const open = item.kind === 'open';
+          svgNode('circle', { cx: sx + 11, cy: cy, r: 3.5, fill: open ? '#ffffff' : colour, stroke: colour, 'stroke-width': 1.2 }, svg);
+        } else if (item.kind === 'box' || item.kind === 'outline') {
+          const fill = item.kind === 'box' ? colour : 'none';
+          svgNode('rect', { x: sx + 4, y: cy - 6, width: 14, height: 12, fill: fill, stroke: colour, 'stroke-width': item.kind === 'box' ? 0 : 2, opacity: item.opacity === undefined ? 1 : item.opacity }, svg);
+        } else {
+          const attrs = stroke({ color: colour, width: item.width || 2, dash: item.dash, opacity: item.opacity });
+          Object.assign(attrs, { x1: sx, x2: sx + 22, y1: cy, y2: cy });
+          svgNode('line', attrs, svg);
+        }
+      });
+      text(svg, x + colours.length * 26 + 4, cy + 4, item.text);
+    });
+  }
+
+  // Labels for reference lines at the `side` ('left' or 'right') of a panel, just above their
+  // lines, pushed apart to be 15 px or more, each on a white box so that lines and data they
+  // cross do not hide them (the box width is estimated from the number of characters).
+  function lineLabels(p, entries, side) {
+    const size = 12;
+    const placed = entries
+      .map((e) => ({ e: e, y: p.y(e.value) - 5 }))
+      .sort((a, b) => b.y - a.y);
+    placed.forEach((item, i) => {
+      if (i > 0) {
+        item.y = Math.min(item.y, placed[i - 1].y - 15);
+      }
+      const width = 0.6 * size * item.e.text.replace(/[_^{}]/g, '').length + 6;
+      const x = side === 'left' ? p.box.x + 4 : p.box.x + p.box.w - 4 - width;
+      svgNode('rect', { x: x, y: item.y - size, width: width, height: size + 4, fill: '#ffffff', opacity: 0.85 }, p.svg);
+      text(p.svg, x + 3, item.y, item.e.text, { color: item.e.color, size: size });
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (c) The five figures: draw(svg, data, constants) and readout(data) -> lines of text
+  // ---------------------------------------------------------------------------------------
+
+  // Chapter 1: left, q and k turned by their positions and shifted; right, the score as both
+  // positions shift together, against shifting the key alone.
+  function drawRotation(svg, d) {
+    const limit = 1.2 * Math.max(Math.hypot(d.q[0], d.q[1]), Math.hypot(d.k[0], d.k[1]));
+    const plane = panel(svg, { x: 70, y: 44, w: 250, h: 250 }, {
+      x: { min: -limit, max: limit, label: 'first coordinate' },
+      y: { min: -limit, max: limit, label: 'second coordinate' },
+      title: 'query and key in the plane',
+    });
+    hline(plane, 0, { color: COLOURS.neutral, width: 0.8 });
+    vline(plane, 0, { color: COLOURS.neutral, width: 0.8 });
+    circle(plane, Math.hypot(d.q[0], d.q[1]), { color: COLOURS.query, width: 0.8, opacity: 0.3 });
+    circle(plane, Math.hypot(d.k[0], d.k[1]), { color: COLOURS.key, width: 0.8, opacity: 0.3 });
+    const thin = { width: 1.2, opacity: 0.4 };
+    const dashed = { width: 2, dash: '5 3', opacity: 0.75 };
+    const pairs = [
+      [d.q, d.k, thin],
+      [d.rotated_q, d.rotated_k, { width: 2 }],
+      [d.shifted_q, d.shifted_k, dashed],
+    ];
+    for (const [q, k, style] of pairs) {
+      arrow(plane, q, Object.assign({ color: COLOURS.query }, style));
+      arrow(plane, k, Object.assign({ color: COLOURS.key }, style));
+    }
+    const pair = [COLOURS.query, COLOURS.key];
+    legend(svg, 60, 352, [
+      Object.assign({ text: 'q, k (position 0)', colors: pair }, thin),
+      { text: 'R_{m} q, R_{n} k', colors: pair, width: 2 },
+      Object.assign({ text: 'R_{m+s} q, R_{n+s} k', colors: pair }, dashed),
+    ]);
+
+    const bound = 1.05 * Math.hypot(d.q[0], d.q[1]) * Math.hypot(d.k[0], d.k[1]);
+    const chart = panel(svg, { x: 420, y: 44, w: 260, h: 250 }, {
+      x: { min: 0, max: d.shifts[d.shifts.length - 1], label: 'shift s (positions)' },
+      y: { min: -bound, max: bound, label: 'attention score', labelGap: 44 },
+      title: 'score as both positions shift',
+    });
+    line(chart, d.shifts, d.key_only, { color: COLOURS.key, width: 1.2 });
+    markers(chart, d.shifts, d.key_only, { color: COLOURS.key, r: 1.8 });
+    line(chart, d.shifts, d.both, { color: COLOURS.query, width: 2.2 });
+    vline(chart, d.shift, { color: COLOURS.neutral, width: 1, dash: '2 3' });
+    markers(chart, [d.shift], [d.both[d.shift]], { color: COLOURS.query, r: 4.5 });
+    legend(svg, 384, 352, [
+      { text: 'both moved: (R_{m+s} q)·(R_{n+s} k)', color: COLOURS.query, width: 2.2 },
+      { text: 'key moved only: (R_{m} q)·(R_{n+s} k)', color: COLOURS.key, width: 1.2 },
+      { text: `current s = ${d.shift}`, color: COLOURS.query, kind: 'dot' },
+    ]);
+  }
+
+  function rotationReadout(d) {
+    return [
+      `m = ${d.m}, n = ${d.n}, θ = ${d.theta.toFixed(2)} rad, shift s = ${d.shift}`,
+      `score(m, n)          (R_m q)·(R_n k)      = ${signed(d.score, 6)}`,
+      `score(m + s, n + s)  (R_m+s q)·(R_n+s k)  = ${signed(d.shifted_score, 6)}`,
+      `relative form        qᵀ R_(n−m) k         = ${signed(d.relative_score, 6)}   (n − m = ${d.n - d.m})`,
+      `key moved alone      (R_m q)·(R_n+s k)    = ${signed(d.key_only_score, 6)}`,
+    ];
+  }
+
+  const LAYOUT_TITLES = {
+    interleaved: 'interleaved: plane i on (2i, 2i+1)',
+    half: 'half split: plane i on (i, i+d/2)',
+  };
+
+  // Chapter 3: the heatmap of R^d_{Θ,m}, planes 0 and 1 outlined, with a colour bar.
+  function drawBlocks(svg, d) {
+    const every = Math.max(1, Math.floor(d.dim / 8));
+    const ticks = range(d.dim)
+      .filter((i) => i % every === 0)
+      .map((i) => ({ value: i, label: String(i) }));
+    const axis = { min: -0.5, max: d.dim - 0.5, ticks: ticks };
+    const p = panel(svg, { x: 110, y: 62, w: 360, h: 360 }, {
+      x: Object.assign({ label: 'column (coordinate of x)' }, axis),
+      y: Object.assign({ label: 'row (coordinate of R x)', reverse: true, labelGap: 40 }, axis),
+    });
+    text(svg, 290, 22, LAYOUT_TITLES[d.layout], { anchor: 'middle', size: 14, weight: 600 });
+    text(svg, 290, 44, `d = ${d.dim}, β = ${formatNumber(d.base)}, m = ${d.position}`, { anchor: 'middle', size: 14 });
+    heatmap(p, d.matrix);
+    const outlines = [COLOURS.query, COLOURS.accent];
+    const cell = Math.abs(p.x(1) - p.x(0));
+    outlines.slice(0, d.dim / 2).forEach((colour, i) => {
+      const [a, b] = planeCoordinates(i, d.dim, d.layout);
+      for (const row of [a, b]) {
+        for (const col of [a, b]) {
+          svgNode('rect', { x: p.x(col) - cell / 2, y: p.y(row) - cell / 2, width: cell, height: cell, fill: 'none', stroke: colour, 'stroke-width': 2 }, svg);
+        }
+      }
+    });
+    colourBar(svg, { x: 500, y: 62, w: 16, h: 360 }, 'entry value');
+    legend(svg, 575, 80, [
+      { text: 'plane 0', color: COLOURS.query, kind: 'outline' },
+      { text: 'plane 1', color: COLOURS.accent, kind: 'outline' },
+    ].slice(0, d.dim / 2));
+  }
+
+  function blocksReadout(d) {
+    const last = d.dim / 2 - 1;
+    const angle = (i) => `mθ_${i} = ${(d.position * d.theta[i]).toFixed(4)} rad`;
+    const slowest = last > 0 ? `; θ_${last} = ${d.theta[last].toPrecision(4)} rad per position` : '';
+    const turns = last > 0 ? `, the slowest plane by ${angle(last)}` : '';
+    return [
+      `${count(d.dim / 2, 'plane')} of the ${d.dim}×${d.dim} matrix, ${d.layout} layout${slowest}`,
+      `at m = ${d.position}: plane 0 turns by ${angle(0)}${turns}`,
+    ];
+  }
+
+  // Chapter 4: left, θ_i on a log axis with the threshold 2π/T_train and the reference base;
+  // right, each plane's period as a bar against the training window.
+  function drawSpectrum(svg, d, constants) {
+    const colours = d.full_period.map((full) => (full ? COLOURS.accent : COLOURS.key));
+    const planeAxis = { min: -0.5, max: d.n_planes - 0.5, integer: true, label: 'plane index i' };
+    const thetaDomain = logDomain(d.theta.concat(d.reference_theta, [d.theta_threshold]), 0.05);
+    const left = panel(svg, { x: 72, y: 60, w: 250, h: 270 }, {
+      x: planeAxis,
+      y: Object.assign({ log: true, maxTicks: 9, label: 'θ_{i} (radians per token)' }, thetaDomain),
+      title: 'frequencies θ_{i} = β^{-2i/d}',
+    });
+    line(left, d.plane, d.reference_theta, { color: COLOURS.neutral, width: 1.2, dash: '5 3' });
+    hline(left, d.theta_threshold, { color: COLOURS.neutral, width: 1.2, dash: '2 3' });
+    lineLabels(left, [{ value: d.theta_threshold, text: '2π/T_{train}', color: COLOURS.neutral }], 'right');
+    markers(left, d.plane, d.theta, { colors: colours, r: d.n_planes > 64 ? 2 : 2.8 });
+
+    const longest = Math.max(Math.max.apply(null, d.wavelength), d.train_len);
+    const right = panel(svg, { x: 430, y: 60, w: 250, h: 270 }, {
+      x: { min: 1, max: Math.pow(10, Math.ceil(Math.log10(longest * 1.5))), log: true, maxTicks: 5, label: 'wavelength λ_{i} (tokens)' },
+      y: Object.assign({ reverse: true, labelGap: 40 }, planeAxis),
+      title: 'periods against T_{train}',
+    });
+    area(right, 1, d.train_len, -0.5, d.n_planes - 0.5, COLOURS.query, 0.1);
+    hbars(right, d.plane, 1, d.wavelength, colours, 0.7);
+    vline(right, d.train_len, { color: COLOURS.query, width: 1.4 });
+
+    text(svg, WIDTH / 2, 20, `d = ${d.dim}, β = ${formatNumber(d.base)}, T_{train} = ${formatNumber(d.train_len)}: full period in ${d.n_full} of ${count(d.n_planes, 'plane')}`, { anchor: 'middle', size: 14 });
+    legend(svg, 60, 392, [
+      { text: `full period within T_{train}: ${count(d.n_full, 'plane')}`, color: COLOURS.accent, kind: 'dot' },
+      { text: `no full period: ${count(d.n_partial, 'plane')}`, color: COLOURS.key, kind: 'dot' },
+    ]);
+    legend(svg, 380, 392, [
+      { text: `β = ${formatNumber(constants.reference_base)} for comparison`, color: COLOURS.neutral, width: 1.2, dash: '5 3' },
+      { text: `training window, T_{train} = ${formatNumber(d.train_len)}`, color: COLOURS.query, kind: 'box', opacity: 0.25 },
+    ]);
+  }
+
+  function spectrumReadout(d) {
+    return [
+      `full period within T_train = ${formatNumber(d.train_len)} tokens in ${d.n_full} of ${count(d.n_planes, 'plane')}`,
+      `  (λ_i ≤ T_train, i.e. θ_i ≥ 2π/T_train = ${d.theta_threshold.toPrecision(4)}); ${d.n_partial} do not`,
+      `boundary (d/2)·log_β(T_train/2π) = ${d.boundary.toFixed(3)}; d_extra = ${d.critical_dim}`,
+      `wavelengths from ${formatNumber(d.wavelength[0])} to ${formatNumber(d.wavelength[d.n_planes - 1])} tokens`,
+    ];
+  }
+
+  // Chapter 5: the ones score with the band ±√d, and the relative upper bound, on a
+  // logarithmic distance axis.
+  function drawDecay(svg, d) {
+    const distanceAxis = { min: 1, max: d.max_distance, log: true, maxTicks: 6, label: 'distance r (log scale)' };
+    const left = panel(svg, { x: 72, y: 60, w: 260, h: 260 }, {
+      x: distanceAxis,
+      y: { min: -1.05 * d.dim, max: 1.05 * d.dim, label: 'score s(r) of q = k = 1' },
+      title: 'ones score',
+    });
+    const floor = Math.sqrt(d.dim);
+    area(left, 1, d.max_distance, -floor, floor, COLOURS.neutral, 0.25);
+    hline(left, 0, { color: COLOURS.neutral, width: 0.8 });
+    line(left, d.distances, d.ones_score, { color: COLOURS.query, width: 0.9 });
+
+    const top = (1.05 * (d.dim / 2 + 1)) / 2;
+    const right = panel(svg, { x: 420, y: 60, w: 260, h: 260 }, {
+      x: distanceAxis,
+      y: { min: 0, max: top, label: 'relative upper bound', labelGap: 42 },
+      title: 'RoFormer\u2019s relative upper bound',
+    });
+    line(right, d.distances, d.relative_upper_bound, { color: COLOURS.key, width: 1.1 });
+
+    text(svg, WIDTH / 2, 20, `d = ${d.dim}, base = ${formatNumber(d.base)}, r up to ${formatNumber(d.max_distance)}`, { anchor: 'middle', size: 14 });
+    legend(svg, 60, 384, [
+      { text: 's(r) = Σ_{i} 2cos(rθ_{i})', color: COLOURS.query, width: 1.5 },
+      { text: `band ±√d = ±${floor.toFixed(2)}`, color: COLOURS.neutral, kind: 'box', opacity: 0.35 },
+    ]);
+    legend(svg, 410, 384, [
+      { text: '(1/(d/2)) Σ_{j} |S_{j}|,  S_{j} = Σ_{k<j} e^{irθₖ}', color: COLOURS.key, width: 1.5 },
+    ]);
+  }
+
+  function decayReadout(d) {
+    const last = d.distances.length - 1;
+    return [
+      `ones score: s(1) = ${d.ones_score[0].toFixed(3)}, s(${formatNumber(d.max_distance)}) = ${d.ones_score[last].toFixed(3)}; band ±√d = ±${Math.sqrt(d.dim).toFixed(3)}`,
+      `relative upper bound: ${d.relative_upper_bound[0].toFixed(3)} at r = 1, ${d.relative_upper_bound[last].toFixed(3)} at r = ${formatNumber(d.max_distance)} (${((d.dim / 2 + 1) / 2).toFixed(1)} at r = 0)`,
+      `${d.distances.length} distances, every integer up to ${firstGap(d.distances)}`,
+    ];
+  }
+
+  // The last integer before the first gap in a sorted list that starts at 1.
+  function firstGap(values) {
+    const gap = values.findIndex((v, i) => v !== i + 1);
+    return gap === -1 ? values[values.length - 1] : gap;
+  }
+
+  // Chapter 6: every plane's wavelength at β against T_train, T_tune and T_extra, filled inside
+  // the critical dimension that governs the prediction, open beyond it.
+  function drawCalculator(svg, d) {
+    const critical = d.effective_d_extra / 2;
+    const inside = d.planes.filter((i) => i < critical);
+    const beyond = d.planes.filter((i) => i >= critical);
+    const refs = [{ value: d.train_len, text: `T_{train} = ${formatNumber(d.train_len)}`, color: COLOURS.text, dash: '6 3' }];
+    if (d.tune_len !== d.train_len) {
+      refs.push({ value: d.tune_len, text: `T_{tune} = ${formatNumber(d.tune_len)}`, color: COLOURS.text, dash: '2 3' });
+    }
+    if (d.regime === 'larger base') {
+      refs.push({ value: d.extra_len, text: `T_{extra} = ${formatNumber(d.extra_len)}`, color: COLOURS.accent });
+    }
+    const domain = logDomain(d.wavelengths.concat(d.pretrain_wavelengths, refs.map((r) => r.value)), 0.04);
+    const p = panel(svg, { x: 80, y: 84, w: 600, h: 270 }, {
+      x: { min: -0.5, max: d.planes.length - 0.5, integer: true, label: 'plane index i' },
+      y: Object.assign({ log: true, maxTicks: 9, label: 'wavelength (tokens)', labelGap: 52 }, domain),
+    });
+    line(p, d.planes, d.pretrain_wavelengths, { color: COLOURS.neutral, width: 1.3 });
+    if (beyond.length && inside.length) {
+      vline(p, critical - 0.5, { color: COLOURS.neutral, width: 1, dash: '2 3' });
+    }
+    for (const ref of refs) {
+      hline(p, ref.value, { color: ref.color, width: 1.2, dash: ref.dash });
+    }
+    const r = d.planes.length > 64 ? 2 : 2.8;
+    markers(p, inside, inside.map((i) => d.wavelengths[i]), { color: COLOURS.query, r: r });
+    markers(p, beyond, beyond.map((i) => d.wavelengths[i]), { color: COLOURS.key, r: r, open: true });
+    // The wavelengths grow with i, so the left of the panel stays clear above the first planes.
+    lineLabels(p, refs, 'left');
+
+    const bound = d.supported_length === null ? 'no hard bound' : `supported ${formatNumber(d.supported_length)} tokens`;
+    text(svg, WIDTH / 2, 20, `d = ${d.dim}, T_{train} = ${formatNumber(d.train_len)}, base ${formatNumber(d.base)}, T_{tune} = ${formatNumber(d.tune_len)}`, { anchor: 'middle', size: 14 });
+    text(svg, WIDTH / 2, 42, `${d.regime}: ${bound}`, { anchor: 'middle', size: 15, weight: 600 });
+    text(svg, WIDTH / 2, 62, `critical base β_{0} = ${formatNumber(d.critical_base)}, critical dimension ${d.effective_d_extra} of ${d.dim}`, { anchor: 'middle', size: 14 });
+    legend(svg, 70, 416, [
+      { text: 'base 10,000 (pre-training)', color: COLOURS.neutral, width: 1.3 },
+      { text: `base ${formatNumber(d.base)}: inside the critical dimension (${count(inside.length, 'plane')})`, color: COLOURS.query, kind: 'dot' },
+      { text: `base ${formatNumber(d.base)}: beyond it (${count(beyond.length, 'plane')})`, color: COLOURS.key, kind: 'open' },
+    ]);
+  }
+
+  // The numbers of ropelab.widgets.extension.summary_text.
+  function calculatorReadout(d) {
+    const supported = d.supported_length === null ? 'no hard bound' : `${formatNumber(d.supported_length)} tokens`;
+    const t = d.thresholds.map(formatNumber);
+    return [
+      `regime: ${d.regime}  |  supported length (prediction): ${supported}`,
+      `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training)`,
+      `T_extra = ${formatNumber(d.extra_len)}, critical base β0 = ${formatNumber(d.critical_base)}`,
+      `Theorem 1 thresholds at T_tune: β1 = ${t[0]}, β2 = ${t[1]}, β3 = ${t[2]}`,
+    ];
+  }
+
+  const KINDS = {
+    rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410 },
+    block_matrix: { compute: blockData, draw: drawBlocks, readout: blocksReadout, height: 470 },
+    spectrum: { compute: spectrumData, draw: drawSpectrum, readout: spectrumReadout, height: 440 },
+    decay: { compute: decayData, draw: drawDecay, readout: decayReadout, height: 420 },
+    calculator: { compute: calculatorData, draw: drawCalculator, readout: calculatorReadout, height: 475 },
+  };
+
+  // ---------------------------------------------------------------------------------------
+  // (d) The controls
+  // ---------------------------------------------------------------------------------------
+
+  // The values a slider reaches, in order: spec.min, the grid points strictly inside the
+  // range, spec.max. The grid is the multiples of spec.step (linear) or log_base raised to
+  // them (log), as in the ipywidgets slider; j / (1/step) rather than j·step keeps 0.01·j
+  // the decimal it stands for. spec.integer rounds each value (lengths counted in tokens).
+  function sliderValues(spec) {
+    const log = spec.scale === 'log';
+    const toUnit = log ? (v) => Math.log(v) / Math.log(spec.log_base) : (v) => v;
+    const perUnit = 1 / spec.step;
+    const values = [spec.min];
+    const first = Math.ceil(toUnit(spec.min) * perUnit - 1e-9);
+    const last = Math.floor(toUnit(spec.max) * perUnit + 1e-9);
+    for (let j = first; j <= last; j++) {
+      const value = log ? Math.pow(spec.log_base, j / perUnit) : j / perUnit;
+      if (value > spec.min + 1e-9 * Math.abs(spec.min) + 1e-12 && value < spec.max * (1 - 1e-12)) {
+        values.push(value);
+      }
+    }
+    values.push(spec.max);
+    return spec.integer ? values.map(Math.round) : values;
+  }
+
+  // The slider position whose value is closest to `value` (on the slider's own scale).
+  function nearestIndex(values, value, spec) {
+    const t = spec.scale === 'log' ? Math.log : (v) => v;
+    let best = 0;
+    values.forEach((v, i) => {
+      if (Math.abs(t(v) - t(value)) < Math.abs(t(values[best]) - t(value))) {
+        best = i;
+      }
+    });
+    return best;
+  }
+
+  // The value shown next to a control.
+  function controlText(value, spec) {
+    return spec.decimals === undefined ? formatNumber(value) : value.toFixed(spec.decimals);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (e) Mounting
+  // ---------------------------------------------------------------------------------------
+
+  const STYLE = `
+.ropelab-explorable { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 14px 12px;
+  margin: 0.4em 0 1.2em; background: #ffffff; color: #222222; max-width: 780px;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 14px; line-height: 1.35; }
+.ropelab-controls { display: grid; gap: 4px; margin-bottom: 6px; }
+.ropelab-control { display: grid; grid-template-columns: 11em minmax(120px, 1fr) 6.5em;
+  align-items: center; gap: 12px; margin: 0; font-weight: normal; }
+.ropelab-control input[type=range] { width: 100%; margin: 0; accent-color: #1f77b4; }
+.ropelab-control select { font: inherit; padding: 1px 4px; }
+.ropelab-control output { text-align: right; font-variant-numeric: tabular-nums; }
+.ropelab-figure svg { display: block; width: 100%; height: auto; }
+.ropelab-figure svg text { font-family: inherit; }
+.ropelab-readout { margin: 6px 0 0; padding: 6px 10px; background: #f6f8fa; border-radius: 4px;
+  font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px;
+  white-space: pre-wrap; overflow-x: auto; }
+`;
+
+  function addStyle() {
+    const style = document.createElement('style');
+    style.setAttribute('data-ropelab-explore', '');
+    style.textContent = STYLE;
+    document.head.appendChild(style);
+  }
+
+  const instances = [];
+
+  // Wire the controls inside `root` (the HTML of ropelab.explorables.explorable) to the
+  // figure. config: {kind, params, controls: {name: slider spec}, constants}.
+  function mount(root, config) {
+    if (root.getAttribute('data-mounted') === 'true') {
+      return null;
+    }
+    root.setAttribute('data-mounted', 'true');
+    const kind = KINDS[config.kind];
+    const instance = { kind: config.kind, params: Object.assign({}, config.params), data: null, root: root };
+    const figure = root.querySelector('.ropelab-figure');
+    const readout = root.querySelector('.ropelab-readout');
+    const sliders = [];
+
+    function redraw() {
+      instance.data = kind.compute(instance.params, config.constants);
+      const lines = kind.readout(instance.data);
+      const svg = document.createElementNS(SVG_NS, 'svg');
+      svg.setAttribute('viewBox', `0 0 ${WIDTH} ${kind.height}`);
+      svg.setAttribute('role', 'img');
+      svg.setAttribute('aria-label', lines[0]);
+      kind.draw(svg, instance.data, config.constants);
+      figure.textContent = '';
+      figure.appendChild(svg);
+      readout.textContent = lines.join('\n');
+    }
+
+    // A slider whose lower end follows another parameter (spec.at_least: T_tune ≥ T_train)
+    // starts at that parameter's position, and its value becomes that parameter's value when it
+    // falls below (tune = max(tune, train) in ropelab.widgets.extension.clamp_inputs).
+    function followFloors() {
+      for (const s of sliders) {
+        const floorName = s.spec.at_least;
+        if (floorName) {
+          const floor = instance.params[floorName];
+          s.input.min = s.values.findIndex((v) => v >= floor);
+          instance.params[s.name] = Math.max(instance.params[s.name], floor);
+          s.input.value = nearestIndex(s.values, instance.params[s.name], s.spec);
+        }
+        s.output.textContent = controlText(instance.params[s.name], s.spec);
+      }
+    }
+
+    for (const input of root.querySelectorAll('[data-param]')) {
+      const name = input.getAttribute('data-param');
+      const spec = config.controls[name];
+      if (input.tagName === 'SELECT') {
+        input.value = instance.params[name];
+        input.addEventListener('input', () => {
+          instance.params[name] = input.value;
+          redraw();
+        });
+        continue;
+      }
+      const values = sliderValues(spec);
+      Object.assign(input, { min: 0, max: values.length - 1, step: 1 });
+      input.value = nearestIndex(values, instance.params[name], spec);
+      const slider = { name: name, spec: spec, values: values, input: input, output: input.parentNode.querySelector('output') };
+      sliders.push(slider);
+      input.addEventListener('input', () => {
+        instance.params[name] = values[Number(input.value)];
+        followFloors();
+        redraw();
+      });
+    }
+    followFloors();
+    redraw();
+    instances.push(instance);
+    return instance;
+  }
+
+  addStyle();
+  window.ropelabExplore = { instances: instances, mount: mount };
+})();

@@ -1,0 +1,171 @@
+"""The explorables on the built chapter pages, driven in Chromium and checked against ropelab.
+
+For each of the five chapter pages: the explorable is there and drawn; every control is moved
+to both ends of its range and to a middle position (by setting the input and dispatching an
+``input`` event, as a reader's drag does); after each move the script's parameters and data
+(``window.ropelabExplore.instances``) are read back and compared with
+:func:`ropelab.explorables.explorable_data` for the same parameters, computed here in Python.
+The pages must log no console or page error and ask the network for nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ropelab.explorables import explorable_data, script
+
+CHAPTERS = {
+    "rotation2d": "notebooks/01_rotation_2d.html",
+    "block_matrix": "notebooks/03_block_diagonal.html",
+    "spectrum": "notebooks/04_theta_spectrum.html",
+    "decay": "notebooks/05_long_range_decay.html",
+    "calculator": "notebooks/06_scaling_laws.html",
+}
+
+READ = """kind => {
+    const found = window.ropelabExplore.instances.filter(i => i.kind === kind);
+    return found.length === 1 ? {params: found[0].params, data: found[0].data} : found.length;
+}"""
+
+CONTROLS = """kind => {
+    const root = window.ropelabExplore.instances.find(i => i.kind === kind).root;
+    return [...root.querySelectorAll('[data-param]')].map(c => ({
+        name: c.dataset.param,
+        options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : null,
+        min: c.min, max: c.max, value: c.value,
+    }));
+}"""
+
+SET = """([kind, name, value]) => {
+    const root = window.ropelabExplore.instances.find(i => i.kind === kind).root;
+    const control = root.querySelector(`[data-param="${name}"]`);
+    control.value = value;
+    control.dispatchEvent(new Event('input', {bubbles: true}));
+    return {value: control.value, min: control.min, shown: control.parentNode.textContent};
+}"""
+
+
+def assert_same(js: dict[str, Any], py: dict[str, Any], where: str) -> None:
+    """Every value the script computed equals ropelab's: exactly for strings, integers and
+    booleans (regime names, counts, d_extra, distances, plane flags), to 1e-9 for reals."""
+    assert set(js) == set(py), f"{where}: keys differ: {set(js) ^ set(py)}"
+    for key, expected in py.items():
+        actual = js[key]
+        if expected is None or isinstance(expected, str):
+            assert actual == expected, f"{where}: {key} is {actual!r}, ropelab says {expected!r}"
+            continue
+        want = np.asarray(expected)
+        got = np.asarray(actual)
+        assert got.shape == want.shape, f"{where}: {key} has shape {got.shape}, not {want.shape}"
+        if want.dtype.kind in "biu":
+            assert got.dtype.kind == want.dtype.kind, (
+                f"{where}: {key} is {got.dtype}, not {want.dtype}"
+            )
+            np.testing.assert_array_equal(got, want, err_msg=f"{where}: {key}")
+        else:
+            # Scores are sums of cosines that pass through zero, where a purely relative
+            # tolerance means nothing; the absolute part is scaled by the size of the quantity.
+            np.testing.assert_allclose(
+                got.astype(np.float64),
+                want,
+                rtol=1e-9,
+                atol=1e-9 * max(1.0, float(np.abs(want).max())),
+                err_msg=f"{where}: {key}",
+            )
+
+
+def settings_to_visit(control: dict[str, Any]) -> list[str]:
+    """Both ends of a slider and a middle position (the options of a select), ordered so that
+    each one differs from the value before it."""
+    if control["options"]:
+        others = [o for o in control["options"] if o != control["value"]]
+        return [*others, control["value"]]
+    low, high = int(control["min"]), int(control["max"])
+    ends = [low, high] if int(control["value"]) != low else [high, low]
+    return [str(v) for v in (*ends, (low + high) // 2)]
+
+
+@pytest.mark.parametrize("kind", list(CHAPTERS))
+def test_explorable_matches_ropelab(open_page, screenshots_dir, kind):
+    page, log = open_page(CHAPTERS[kind])
+    state = page.evaluate(READ, kind)
+    assert isinstance(state, dict), f"expected one {kind} explorable on the page, found {state}"
+    root = page.locator(f'.ropelab-explorable[data-kind="{kind}"]')
+    assert root.locator("svg *").count() > 50, "the figure is not drawn"
+    assert page.locator(".jupyter-widgets, .widget-area").count() == 0, "an empty widget box"
+    root.scroll_into_view_if_needed()
+    root.screenshot(path=str(screenshots_dir / f"explorable_{kind}.png"))
+    assert_same(state["data"], explorable_data(kind, **state["params"]), f"{kind} at start")
+
+    for control in page.evaluate(CONTROLS, kind):
+        for value in settings_to_visit(control):
+            before = state
+            moved = page.evaluate(SET, [kind, control["name"], value])
+            assert moved["value"] == value, f"{kind}.{control['name']}: the input refused {value}"
+            state = page.evaluate(READ, kind)
+            where = f"{kind} with {control['name']} at position {value}: {state['params']}"
+            assert state["data"] != before["data"], f"{where}: the data did not change"
+            assert_same(state["data"], explorable_data(kind, **state["params"]), where)
+
+    assert log.console_errors == [], f"console errors: {log.console_errors}"
+    assert log.page_errors == [], f"page errors: {log.page_errors}"
+    assert log.external_requests == [], f"requests to the network: {log.external_requests}"
+
+
+def test_the_tune_slider_follows_the_training_length(open_page):
+    """T_tune >= T_train: raising T_train above T_tune raises T_tune with it (chapter 6)."""
+    page, log = open_page(CHAPTERS["calculator"])
+    controls = {c["name"]: c for c in page.evaluate(CONTROLS, "calculator")}
+    page.evaluate(SET, ["calculator", "tune_len", controls["tune_len"]["min"]])
+    moved = page.evaluate(SET, ["calculator", "train_len", controls["train_len"]["max"]])
+    params = page.evaluate(READ, "calculator")["params"]
+    assert params["train_len"] == params["tune_len"] == 131072
+    tune = page.evaluate(CONTROLS, "calculator")[3]
+    assert tune["name"] == "tune_len" and tune["min"] == tune["value"] != "0"
+    assert "131,072" in moved["shown"]
+    assert log.page_errors == [] and log.console_errors == []
+
+
+WALK = """([kind, name, target]) => {
+    const instance = window.ropelabExplore.instances.find(i => i.kind === kind);
+    const control = instance.root.querySelector(`[data-param="${name}"]`);
+    for (let i = Number(control.min); i <= Number(control.max); i++) {
+        control.value = i;
+        control.dispatchEvent(new Event('input', {bubbles: true}));
+        if (instance.params[name] === target) {
+            return i;
+        }
+    }
+    return null;
+}"""
+
+
+def test_the_calculator_at_the_critical_base(open_page):
+    """β = β0 exactly: base 10,000 fine-tuned at T_tune = T_train is the pre-trained model, in
+    the smaller-base regime with the bound T_train (ropelab.scaling.predict), not T_extra."""
+    page, log = open_page(CHAPTERS["calculator"])
+    params = page.evaluate(READ, "calculator")["params"]
+    assert params["tune_len"] == params["train_len"] == 4096
+    assert page.evaluate(WALK, ["calculator", "base", 10000]) is not None, "base 10,000 unreachable"
+    state = page.evaluate(READ, "calculator")
+    assert state["data"]["critical_base"] == 10000
+    assert state["data"]["regime"] == "smaller base"
+    assert state["data"]["supported_length"] == 4096
+    assert_same(state["data"], explorable_data("calculator", **state["params"]), "base = β0")
+    assert log.page_errors == [] and log.console_errors == []
+
+
+def test_the_script_is_defined_once(open_page):
+    """Including the module again (a second explorable on a page) keeps the first definition."""
+    page, log = open_page(CHAPTERS["spectrum"])
+    page.evaluate("() => { window.firstApi = window.ropelabExplore; }")
+    page.add_script_tag(content=script())
+    same = page.evaluate(
+        "() => window.ropelabExplore === window.firstApi"
+        " && window.ropelabExplore.instances.length === 1"
+    )
+    assert same
+    assert log.page_errors == [] and log.console_errors == []
