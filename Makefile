@@ -11,12 +11,14 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets chromium clean help
+.PHONY: book test lint notebooks assets chromium clean help bench lab
 
 help:
 	@echo "make book       build the site (creates $(VENV) when missing)"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
+	@echo "make bench      speed and memory against their targets (benchmarks/README.md)"
+	@echo "make lab        the chapter-7 experiment: tiny RoPE models on the CPU (~30-45 min, resumable)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,5 +69,16 @@ test: lint book chromium
 notebooks: $(DEV_STAMP)
 	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb
 
+# Speed and memory against their targets (benchmarks/README.md): kernels, widgets, explorables in
+# Chromium, then `make book` from a clean _build and `make test`. BENCH_ARGS="--parts torch,numpy"
+# runs some parts only; the table is printed and written to benchmarks/results.json.
+bench: $(DEV_STAMP) assets chromium
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
 clean:
 	rm -rf _build .pytest_cache .ruff_cache vendor
+
+# Pre-train and fine-tune tiny RoPE models and measure their supported length (chapter 7).
+# Ctrl-C and rerun to resume; checkpoints go to lab/checkpoints/ (git-ignored).
+lab: $(RUNTIME_STAMP)
+	$(BIN)/python -m ropelab.lab --out lab/results

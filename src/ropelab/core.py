@@ -16,6 +16,8 @@ between them.
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -274,14 +276,38 @@ def apply_rope(
     return rotate_pairs(x, cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False), layout)
 
 
-def rotate_pairs(x: Any, cos: Any, sin: Any, layout: str) -> Any:
+#: The kernels of :func:`rotate_pairs` walk the sequence axis in chunks of about this many bytes
+#: of ``x``, so that their several passes over one chunk read it from the L2 cache rather than
+#: from main memory. numpy runs on one core; torch splits each operation across the cores (and
+#: waits for them at the end of each), so its chunks are larger. ``benchmarks/README.md`` has
+#: the measurements behind both numbers (``benchmarks/run.py --parts chunks``).
+NUMPY_CHUNK_BYTES = 256 * 1024
+TORCH_CHUNK_BYTES = 1024 * 1024
+
+
+def rotate_pairs(x: Any, cos: Any, sin: Any, layout: str, *, out: Any = None) -> Any:
     r"""The elementwise rotation of RoFormer eq. 34 given per-plane cos and sin (chapter 3).
 
     For plane *i* with coordinates ``(a, b)`` (``(2i, 2i+1)`` interleaved, ``(i, i+r)`` half):
 
     .. math:: y_a = x_a\cos_i - x_b\sin_i, \qquad y_b = x_b\cos_i + x_a\sin_i
 
-    Written once for numpy arrays and torch tensors (autograd flows through it).
+    Written for numpy arrays and torch tensors; the result is written once, into a new array
+    (or into ``out``), and apart from a complex table of cos and sin no temporary is larger
+    than a chunk of ``x`` (chunks of the sequence axis sized for the L2 cache):
+
+    * numpy: as complex multiplication, :math:`x_a + \mathrm{i}\,x_b \mapsto
+      (x_a + \mathrm{i}\,x_b)(\cos_i + \mathrm{i}\sin_i)` (RoFormer eq. 12-13; chapter 2). The
+      interleaved pairs of a float32 or float64 array already are complex numbers in memory;
+      otherwise each chunk is packed into a complex buffer and unpacked after the product.
+      (numpy's complex product may fuse a multiply and an add: the last bit can differ from
+      the formula above.)
+    * torch: the interleaved layout as the same complex product on a complex view of ``x``;
+      the half layout (or pairs that cannot be viewed as complex) with the formula above,
+      chunk by chunk, each product rounded before the sum (no fused multiply-add), so that the
+      result is the one transformers' ``apply_rotary_pos_emb`` computes from the same tables,
+      to the last bit (chapter 3). Autograd flows to ``x``, ``cos`` and ``sin``; the gradient
+      with respect to ``x`` is the rotation by :math:`-m\theta_i`, the transpose.
 
     Args:
         x: array or tensor ``(..., seq, head_dim)``.
@@ -289,21 +315,215 @@ def rotate_pairs(x: Any, cos: Any, sin: Any, layout: str) -> Any:
             scaled by any attention factor; ``2r <= head_dim``. Coordinates past ``2r``
             (partial rotary embedding) are copied unchanged.
         layout: ``"interleaved"`` or ``"half"``.
+        out: optional array or tensor of ``x``'s shape and dtype to write the result into (it
+            must not overlap ``x``; not for tensors that autograd records).
 
     Returns:
-        A new array or tensor of ``x``'s shape.
+        A new array or tensor of ``x``'s shape (``out`` when given).
     """
+    layout = check_layout(layout)
+    if getattr(cos, "shape", None) != getattr(sin, "shape", None) or not getattr(cos, "ndim", 0):
+        raise ValueError(
+            f"cos and sin must be arrays of the same shape (..., seq, r), got "
+            f"{getattr(cos, 'shape', type(cos).__name__)} and "
+            f"{getattr(sin, 'shape', type(sin).__name__)}"
+        )
+    head_dim = _check_last_axis_even(x)
     r = cos.shape[-1]
-    out = x.copy() if isinstance(x, np.ndarray) else x.clone()
+    if r == 0 or 2 * r > head_dim:
+        raise ValueError(f"cos and sin must have 1 to {head_dim // 2} planes, got {r}")
+    if tuple(np.broadcast_shapes(x.shape[:-1], cos.shape[:-1])) != tuple(x.shape[:-1]):
+        raise ValueError(
+            f"cos and sin of shape {tuple(cos.shape)} must broadcast to x's shape {tuple(x.shape)}"
+        )
+    if out is not None and (tuple(out.shape) != tuple(x.shape) or out.dtype != x.dtype):
+        raise ValueError(
+            f"out must have x's shape {tuple(x.shape)} and dtype {x.dtype}, "
+            f"got {tuple(out.shape)} and {out.dtype}"
+        )
+    if _is_torch(x):
+        return _rotate_pairs_torch(x, cos, sin, layout, out)
+    return _rotate_pairs_numpy(np.asarray(x), np.asarray(cos), np.asarray(sin), layout, out)
+
+
+def _pair_views(t: Any, r: int, layout: str) -> tuple[Any, Any]:
+    """The coordinates ``(a, b)`` of every plane as two views of ``t``'s last axis."""
     if layout == "half":
-        a, b = x[..., :r], x[..., r : 2 * r]
-        out_a, out_b = (slice(0, r), slice(r, 2 * r))
-    else:
-        a, b = x[..., 0 : 2 * r : 2], x[..., 1 : 2 * r : 2]
-        out_a, out_b = (slice(0, 2 * r, 2), slice(1, 2 * r, 2))
-    out[..., out_a] = a * cos - b * sin
-    out[..., out_b] = b * cos + a * sin
+        return t[..., :r], t[..., r : 2 * r]
+    return t[..., 0 : 2 * r : 2], t[..., 1 : 2 * r : 2]
+
+
+def _row_chunks(x: Any, cos: Any, chunk_bytes: int) -> list[tuple[Any, Any]]:
+    """``(index into x, index into cos)`` for each chunk of about ``chunk_bytes`` of ``x``.
+
+    The chunks split the sequence axis (``-2``); ``cos`` is split with it unless it has a
+    single row there (broadcast over the sequence). ``...`` indexes a whole array.
+    """
+    rows = x.shape[-2] if x.ndim >= 2 else 1
+    row_bytes = x.dtype.itemsize * x.shape[-1] * math.prod(x.shape[:-2])
+    step = max(1, chunk_bytes // max(row_bytes, 1))
+    if step >= rows:
+        return [(Ellipsis, Ellipsis)]
+    per_row = cos.ndim >= 2 and cos.shape[-2] == rows
+    chunks = []
+    for start in range(0, rows, step):
+        index = (Ellipsis, slice(start, start + step), slice(None))
+        chunks.append((index, index if per_row else Ellipsis))
+    return chunks
+
+
+# ---------------------------------------------------------------------------------- numpy
+
+
+def _rotate_pairs_numpy(
+    x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, out: Any
+) -> np.ndarray:
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    if out is None:
+        out = np.empty_like(x)
+    elif np.may_share_memory(out, x):
+        raise ValueError("out must not overlap x")
+    r = cos.shape[-1]
+    if 2 * r < x.shape[-1]:  # partial rotary embedding: the tail passes through
+        out[..., 2 * r :] = x[..., 2 * r :]
+    # e^{i mθ} = cos + i sin, one complex number per plane and position
+    rotation = np.empty(cos.shape, dtype=np.result_type(x.dtype, np.complex64))
+    rotation.real, rotation.imag = cos, sin
+    pairs, pairs_out = x[..., : 2 * r], out[..., : 2 * r]
+    if layout == "interleaved" and _numpy_complex_view_ok(pairs, pairs_out, rotation.dtype):
+        # z_i = x_2i + i x_2i+1 is already in memory: z_i <- z_i e^{i mθ_i}, one pass over x
+        np.multiply(pairs.view(rotation.dtype), rotation, out=pairs_out.view(rotation.dtype))
+        return out
+    a, b = _pair_views(x, r, layout)
+    out_a, out_b = _pair_views(out, r, layout)
+    chunks = _row_chunks(x, cos, NUMPY_CHUNK_BYTES)
+    buffer = np.empty(out_a[chunks[0][0]].shape, rotation.dtype)  # reused by every chunk
+    for rows, cos_rows in chunks:
+        z = buffer if buffer.shape == out_a[rows].shape else buffer[..., : out_a[rows].shape[-2], :]
+        # z = x_a + i x_b;  z <- z e^{i mθ};  y_a = Re z, y_b = Im z
+        z.real, z.imag = a[rows], b[rows]
+        np.multiply(z, rotation[cos_rows], out=z)
+        out_a[rows], out_b[rows] = z.real, z.imag
     return out
+
+
+def _numpy_complex_view_ok(x: np.ndarray, out: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether the pairs of ``x`` and ``out`` can be viewed as complex numbers of ``dtype``."""
+    return all(2 * a.itemsize == dtype.itemsize and a.strides[-1] == a.itemsize for a in (x, out))
+
+
+# ---------------------------------------------------------------------------------- torch
+
+
+def _rotate_pairs_torch(x: Any, cos: Any, sin: Any, layout: str, out: Any) -> Any:
+    import torch
+
+    if x.is_floating_point() and cos.dtype != x.dtype:
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    if torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad or sin.requires_grad):
+        if out is not None:
+            raise ValueError("out is not supported when autograd records x, cos or sin")
+        return _rotate_function().apply(x, cos, sin, layout)
+    return _rotate_into_torch(x, cos, sin, layout, out)
+
+
+def _rotate_into_torch(x: Any, cos: Any, sin: Any, layout: str, out: Any) -> Any:
+    """The kernel: writes the rotation of ``x`` into ``out`` (a new tensor when ``None``)."""
+    import torch
+
+    if out is None:
+        out = torch.empty_like(x)
+    elif _torch_overlap(out, x):
+        raise ValueError("out must not overlap x")
+    r = cos.shape[-1]
+    if 2 * r < x.shape[-1]:  # partial rotary embedding: the tail passes through
+        out[..., 2 * r :].copy_(x[..., 2 * r :])
+    pairs, pairs_out = x[..., : 2 * r], out[..., : 2 * r]
+    if layout == "interleaved" and _torch_pairs_adjacent(pairs, pairs_out):
+        # z_i = x_2i + i x_2i+1  ->  z_i (cos_i + i sin_i): one pass over x
+        z = torch.view_as_complex(pairs.unflatten(-1, (r, 2)))
+        z_out = torch.view_as_complex(pairs_out.unflatten(-1, (r, 2)))
+        torch.mul(z, torch.complex(cos, sin), out=z_out)
+        return out
+    a, b = _pair_views(x, r, layout)
+    out_a, out_b = _pair_views(out, r, layout)
+    chunks = _row_chunks(x, cos, TORCH_CHUNK_BYTES)
+    buffer = torch.empty(out_a[chunks[0][0]].shape, dtype=out.dtype, device=out.device)
+    for rows, cos_rows in chunks:
+        c, s, ya, yb = cos[cos_rows], sin[cos_rows], out_a[rows], out_b[rows]
+        t = buffer if buffer.shape == ya.shape else buffer[..., : ya.shape[-2], :]
+        # y_a = x_a cos − x_b sin
+        torch.mul(a[rows], c, out=ya)
+        torch.mul(b[rows], s, out=t)
+        ya.sub_(t)
+        # y_b = x_b cos + x_a sin
+        torch.mul(b[rows], c, out=yb)
+        torch.mul(a[rows], s, out=t)
+        yb.add_(t)
+    return out
+
+
+def _torch_pairs_adjacent(*tensors: Any) -> bool:
+    """Whether each tensor can be viewed as complex pairs (float32/64, last axis contiguous)."""
+    import torch
+
+    return all(
+        t.dtype in (torch.float32, torch.float64)
+        and t.stride(-1) == 1
+        and t.storage_offset() % 2 == 0
+        and all(stride % 2 == 0 for stride in t.stride()[:-1])
+        for t in tensors
+    )
+
+
+def _torch_overlap(a: Any, b: Any) -> bool:
+    """Whether two tensors' memory ranges intersect (a conservative test)."""
+    if a.device != b.device or a.numel() == 0 or b.numel() == 0:
+        return False
+
+    def span(t: Any) -> tuple[int, int]:
+        extent = sum(
+            (size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True)
+        )
+        start = t.data_ptr()
+        return start, start + (extent + 1) * t.element_size()
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+@functools.cache
+def _rotate_function() -> Any:
+    """The autograd Function around :func:`_rotate_into_torch` (built on first use: torch is
+    imported lazily)."""
+    import torch
+
+    class RotatePairs(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any, cos: Any, sin: Any, layout: str) -> Any:
+            ctx.layout = layout
+            needs_x = ctx.needs_input_grad[1] or ctx.needs_input_grad[2]  # for ∂L/∂cos, ∂L/∂sin
+            ctx.save_for_backward(x if needs_x else None, cos, sin)
+            return _rotate_into_torch(x, cos, sin, layout, None)
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+            x, cos, sin = ctx.saved_tensors
+            grad_x = grad_cos = grad_sin = None
+            if ctx.needs_input_grad[0]:
+                # R(mθ) is orthogonal: ∂L/∂x = R(mθ)ᵀ ∂L/∂y = R(−mθ) ∂L/∂y
+                grad_x = rotate_pairs(grad, cos, -sin, ctx.layout)
+            if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+                r = cos.shape[-1]
+                a, b = _pair_views(x, r, ctx.layout)
+                ga, gb = _pair_views(grad, r, ctx.layout)
+                # ∂y_a/∂cos = x_a, ∂y_b/∂cos = x_b; ∂y_a/∂sin = −x_b, ∂y_b/∂sin = x_a
+                grad_cos = (ga * a + gb * b).sum_to_size(cos.shape)
+                grad_sin = (gb * a - ga * b).sum_to_size(sin.shape)
+            return grad_x, grad_cos, grad_sin, None
+
+    return RotatePairs
 
 
 def _rotate_torch(x: Any, cos: np.ndarray, sin: np.ndarray, layout: str) -> Any:

@@ -1,0 +1,316 @@
+"""Part 2: the time a figure takes to follow its controls.
+
+Python: the data function each ipywidget calls when a slider moves, at the widget's starting
+values and with every slider at the end of its range that makes the most work. Browser: the
+explorables (``ropelab-explore.js``) on the built chapter pages, in headless Chromium (Debian's
+``/usr/bin/chromium``, driven by Playwright; nothing is downloaded): each control is moved one
+step and back, and the page measures with ``performance.now()`` the time from the ``input``
+event to a laid-out new figure (the recompute, the new SVG, style and layout; painting is not
+included).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shutil
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_common import ROOT, Row, median_time
+
+from ropelab.core import rotation_matrix
+from ropelab.plots.rotation import shifted_scores
+from ropelab.positions import sinusoidal_encoding
+from ropelab.widgets import blocks, decay, extension, positions, rotation, spectrum
+
+DEFAULT_TARGET_MS = 20.0
+MAXIMUM_TARGET_MS = 100.0
+PAGES = ("01", "03", "04", "05", "06")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--allow-file-access-from-files",
+]
+
+
+def _rotation_data(m: int, n: int, theta: float, shift: int) -> tuple[str, dict[str, Any]]:
+    """Chapter 1: the readout and the score-versus-shift curve of the widget's picture."""
+    text = rotation.relative_rotation_readout(m, n, theta, shift)
+    curve = shifted_scores(
+        rotation.DEFAULT_Q, rotation.DEFAULT_K, m, n, theta, np.arange(rotation.POSITION_MAX + 1)
+    )
+    return text, curve
+
+
+def _calculator_defaults() -> dict[str, Any]:
+    parameters = inspect.signature(extension.calculator_widget).parameters
+    return {name: p.default for name, p in parameters.items()}
+
+
+def _sinusoid_defaults() -> dict[str, Any]:
+    parameters = inspect.signature(positions.sinusoid_explorer).parameters
+    return {name: p.default for name, p in parameters.items()}
+
+
+def python_cases() -> list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, Any]]]:
+    """(label, data function, defaults, largest settings) of each chapter's widget."""
+    length, dim, log_base = (positions.LIMITS[k] for k in ("length", "dim", "log10_base"))
+    return [
+        (
+            "ch 0 sinusoid table (sinusoidal_encoding)",
+            sinusoidal_encoding,
+            _sinusoid_defaults(),
+            {"length": length[1], "dim": dim[1], "base": 10.0 ** log_base[1]},
+        ),
+        (
+            "ch 1 rotation readout + score curve",
+            _rotation_data,
+            dict(rotation.DEFAULTS),
+            {
+                "m": rotation.POSITION_MAX,
+                "n": rotation.POSITION_MAX,
+                "theta": rotation.THETA_MAX,
+                "shift": rotation.POSITION_MAX,
+            },
+        ),
+        (
+            "ch 3 block matrix (rotation_matrix)",
+            lambda dim, base, position, layout: rotation_matrix(float(position), dim, base, layout),
+            dict(blocks.DEFAULTS),
+            {
+                "dim": blocks.DIM_RANGE[1],
+                "base": blocks.BASE_RANGE[1],
+                "position": blocks.POSITION_RANGE[1],
+                "layout": "half",
+            },
+        ),
+        (
+            "ch 4 spectrum_data",
+            spectrum.spectrum_data,
+            dict(spectrum.DEFAULTS),
+            {
+                "dim": spectrum.DIM_RANGE[1],
+                "base": spectrum.BASE_RANGE[1],
+                "train_len": spectrum.TRAIN_LEN_RANGE[1],
+            },
+        ),
+        (
+            "ch 5 decay_data",
+            decay.decay_data,
+            dict(decay.DEFAULTS),
+            {
+                "dim": decay.DIM_RANGE[1],
+                "base": decay.BASE_RANGE[1],
+                "max_distance": decay.MAX_DISTANCE_RANGE[1],
+            },
+        ),
+        (
+            "ch 6 calculator_data",
+            extension.calculator_data,
+            _calculator_defaults(),
+            {
+                "dim": extension.DIM_RANGE[1],
+                "train_len": extension.TRAIN_RANGE[1],
+                "base": extension.BASE_RANGE[1],
+                "tune_len": extension.TUNE_MAX,
+            },
+        ),
+    ]
+
+
+def _settings(params: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()
+    )
+
+
+def python_rows() -> list[Row]:
+    part = "2 Python widgets: data after a slider moves"
+    rows = []
+    for label, function, defaults, largest in python_cases():
+        for setting, params, limit in (
+            ("defaults", defaults, DEFAULT_TARGET_MS),
+            ("largest", largest, MAXIMUM_TARGET_MS),
+        ):
+            seconds = median_time(lambda f=function, p=params: f(**p))
+            rows.append(
+                Row(
+                    part,
+                    f"{label}, {setting}",
+                    seconds * 1e3,
+                    target=f"<{limit:g} ms",
+                    met=seconds * 1e3 < limit,
+                    note=_settings(params),
+                )
+            )
+    rows += figure_rows(part)
+    return rows
+
+
+def figure_rows(part: str) -> list[Row]:
+    """For scale: a whole matplotlib redraw (data, figure, rendering) at the defaults."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ropelab.plots.extension import plot_calculator
+
+    def draw(make: Callable[[], Any]) -> Callable[[], None]:
+        def run() -> None:
+            fig = make()
+            fig.canvas.draw()
+            plt.close(fig)
+
+        return run
+
+    cases = {
+        "ch 5 decay widget, whole matplotlib redraw, defaults": lambda: decay.plot_decay(),
+        "ch 6 calculator widget, whole matplotlib redraw, defaults": lambda: plot_calculator(
+            extension.calculator_data(**_calculator_defaults())
+        ),
+    }
+    return [
+        Row(part, name, median_time(draw(make), min_rounds=5, min_seconds=0.5) * 1e3)
+        for name, make in cases.items()
+    ]
+
+
+# In the page: move every control of every explorable one step and back, `reps` times, first at
+# the starting values, then with every slider at its maximum; time from the input event to a
+# laid-out figure.
+MEASURE_JS = """
+(reps) => {
+  const api = window.ropelabExplore;
+  if (!api) { return null; }
+  const results = [];
+  for (const inst of api.instances) {
+    const controls = Array.from(inst.root.querySelectorAll('[data-param]'));
+    const move = (el, value) => {
+      el.value = String(value);
+      const start = performance.now();
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      inst.root.getBoundingClientRect();
+      void inst.root.offsetHeight;
+      return performance.now() - start;
+    };
+    const session = () => {
+      const times = {};
+      for (const el of controls) {
+        const name = el.getAttribute('data-param');
+        times[name] = [];
+        if (el.tagName === 'SELECT') {
+          const values = Array.from(el.options).map((o) => o.value);
+          const here = el.value;
+          for (let i = 0; i < reps; i++) {
+            for (const v of values) { if (v !== here) { times[name].push(move(el, v)); } }
+            times[name].push(move(el, here));
+          }
+        } else {
+          const here = Number(el.value);
+          const other = here > Number(el.min) ? here - 1 : here + 1;
+          for (let i = 0; i < reps; i++) {
+            times[name].push(move(el, other));
+            times[name].push(move(el, here));
+          }
+        }
+      }
+      return times;
+    };
+    const defaults = session();
+    const params = Object.assign({}, inst.params);
+    for (const el of controls) { if (el.tagName === 'INPUT') { move(el, el.max); } }
+    const largest = session();
+    results.push({ kind: inst.kind, defaults: defaults, params: params,
+                   largest: largest, largest_params: Object.assign({}, inst.params) });
+  }
+  return results;
+}
+"""
+
+
+def browser_rows(site: Path, reps: int = 5) -> list[Row]:
+    part = "2 browser explorables (headless Chromium)"
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    script = ROOT / "src" / "ropelab" / "explorables" / "ropelab-explore.js"
+    pages = sorted(p for prefix in PAGES for p in (site / "notebooks").glob(f"{prefix}_*.html"))
+    missing = []
+    if not script.exists():
+        missing.append(f"{script.relative_to(ROOT)} does not exist")
+    if not Path(chromium).exists():
+        missing.append("chromium is not installed (make chromium)")
+    if not pages:
+        missing.append(f"no built chapter pages under {site} (make book)")
+    if missing:
+        return [Row(part, "explorables", None, note="not available: " + "; ".join(missing))]
+    from playwright.sync_api import sync_playwright
+
+    rows, without = [], []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            for page_path in pages:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.route(
+                    "**/*",
+                    lambda route, request: (
+                        route.continue_()
+                        if request.url.startswith(("file://", "data:", "blob:", "about:"))
+                        else route.abort()
+                    ),
+                )
+                page.goto(page_path.as_uri(), wait_until="load")
+                results = page.evaluate(MEASURE_JS, reps)
+                page.close()
+                if not results:
+                    without.append(page_path.name)
+                    continue
+                for result in results:
+                    rows += _browser_result_rows(part, page_path.name, result)
+        finally:
+            browser.close()
+    if without:
+        rows.append(
+            Row(
+                part, "pages without explorables", None, note="not available: " + ", ".join(without)
+            )
+        )
+    return rows
+
+
+def _browser_result_rows(part: str, page: str, result: dict[str, Any]) -> list[Row]:
+    rows = []
+    for setting, limit, params_key in (
+        ("defaults", DEFAULT_TARGET_MS, "params"),
+        ("largest", MAXIMUM_TARGET_MS, "largest_params"),
+    ):
+        per_control = {
+            name: statistics.median(times) for name, times in result[setting].items() if times
+        }
+        worst_control = max(per_control, key=per_control.get)
+        worst = per_control[worst_control]
+        rows.append(
+            Row(
+                part,
+                f"{result['kind']} ({page[:2]}), {setting}: slowest control ({worst_control})",
+                worst,
+                target=f"<{limit:g} ms",
+                met=worst < limit,
+                note=json.dumps(
+                    {
+                        "median ms per control": {k: round(v, 2) for k, v in per_control.items()},
+                        "settings": result[params_key],
+                    }
+                ),
+            )
+        )
+    return rows
