@@ -81,4 +81,4 @@ clean:
 # Pre-train and fine-tune tiny RoPE models and measure their supported length (chapter 7).
 # Ctrl-C and rerun to resume; checkpoints go to lab/checkpoints/ (git-ignored).
 lab: $(RUNTIME_STAMP)
-	$(BIN)/python -m ropelab.lab --out lab/results
+	$(BIN)/python -m ropelab.lab  # writes src/ropelab/lab/results/ (committed)

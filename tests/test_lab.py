@@ -28,7 +28,16 @@ from ropelab.lab.evaluate import (
     supported_length,
     window_starts,
 )
-from ropelab.lab.experiment import checkpoint_paths, full_plan, predicted, quick_plan, run_plan
+from ropelab.lab.experiment import (
+    PLANS,
+    checkpoint_paths,
+    extra_plan,
+    full_plan,
+    large_plan,
+    predicted,
+    quick_plan,
+    run_plan,
+)
 from ropelab.lab.model import LMConfig, RopeLM, plane_of_coordinate
 from ropelab.lab.train import TrainConfig, get_batch, load_checkpoint, lr_at, train
 
@@ -449,6 +458,66 @@ def test_full_plan_spans_the_regimes():
     assert ablation["theorem3"]["supported_length"] == 128.0
 
 
+def test_large_plan_for_a_gpu_spans_the_same_regimes():
+    plan = large_plan()
+    assert PLANS["large"] is large_plan and PLANS["full"] is full_plan
+    assert plan.model.head_dim == 64 and plan.train_len == 256 and plan.eval_len == 4096
+    # d_extra = 2 ceil(32 log_1e4(256 / 2π)) = 2 ceil(12.88) = 26
+    assert plan.d_extra == 2 * math.ceil(32 * math.log(256 / (2 * math.pi)) / math.log(1e4)) == 26
+    beta1, beta2, beta3 = 2 * 256 / math.pi, 256 / math.pi, 256 / (2 * math.pi)
+    small = sorted(r.base for r in plan.runs if r.base < 1e4)
+    assert small[-1] > beta1 and beta2 < small[-2] < beta1 and beta3 < small[-3] < beta2
+    assert small[0] < beta3
+    t_extra = predicted(plan, next(r for r in plan.runs if r.name == "ft-1e6"))["t_extra"]
+    assert t_extra == pytest.approx(2 * math.pi * 1e6 ** (26 / 64))  # ≈ 1 720 < 4 096
+    assert [r.keep_planes for r in plan.runs if r.keep_planes] == [13]
+    model = RopeLM(replace(plan.model))
+    assert model.num_params() == 6 * 12 * 384**2 + 6 * 9 * 384 + 76 * 384 + 2 * 384  # 10.8 M
+
+
+def test_extra_plan_reuses_the_pretraining():
+    plan = full_plan()
+    extra = extra_plan(plan, [3e5, 2e3])
+    assert [r.name for r in extra.runs] == ["ft-300000", "ft-2000"]
+    assert all(r.tune_len == 128 and r.keep_planes is None for r in extra.runs)
+    old, new = checkpoint_paths(plan, "c"), checkpoint_paths(extra, "c")
+    assert new["pretrain"] == old["pretrain"]  # the pre-trained checkpoint is reused
+    cut = extra_plan(plan, [1e4], tune_len=256, keep_planes=6)
+    assert cut.runs[0].name == "ft-10000-T256-keep6"
+    assert new["ft-300000"] != checkpoint_paths(cut, "c")["ft-10000-T256-keep6"]
+    assert extra_plan(plan, [1e4]).runs[0] == plan.runs[0].__class__("ft-10000", 1e4, 128)
+    with pytest.raises(ValueError, match="at least one base"):
+        extra_plan(plan, [])
+    with pytest.raises(ValueError, match="base"):
+        extra_plan(plan, [-5.0])
+    with pytest.raises(ValueError, match="tune_len"):
+        extra_plan(plan, [1e5], tune_len=4096)
+
+
+def test_cli_extra_base_and_errors(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    base_cmd = [sys.executable, "-m", "ropelab.lab", "--quick", "--no-progress", "--threads", "1"]
+    base_cmd += ["--ckpt-dir", str(tmp_path)]
+    proc = subprocess.run(
+        [*base_cmd, "--base", "3e5", "--base", "50"], capture_output=True, text=True, env=env,
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = json.loads((tmp_path / "extra-results" / "results.json").read_text())
+    assert [m["name"] for m in results["models"]] == ["pretrain", "ft-300000", "ft-50"]
+    assert results["meta"]["versions"]["device"] == "cpu"
+    t_extra = results["models"][1]["prediction"]["t_extra"]
+    assert t_extra == pytest.approx(2 * math.pi * 3e5 ** (6 / 32))  # quick plan: d_extra = 6
+    for bad, message in (
+        (["--tune-len", "64"], "go with --base"),
+        (["--threads", "0"], "--threads must be >= 1"),
+        (["--base", "-1"], "base"),
+        (["--plan", "huge"], "invalid choice"),
+    ):
+        proc = subprocess.run([*base_cmd, *bad], capture_output=True, text=True, env=env)
+        assert proc.returncode == 2 and message in proc.stderr, (bad, proc.stderr)
+
+
 def test_quick_pipeline_end_to_end(tmp_path):
     out, ckpt = tmp_path / "out", tmp_path / "ckpt"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
@@ -462,7 +531,7 @@ def test_quick_pipeline_end_to_end(tmp_path):
     meta = results["meta"]
     assert meta["quick"] is True and meta["plan"]["eval_len"] == 512
     assert meta["command"].startswith("python -m ropelab.lab --quick")
-    assert meta["versions"]["torch_threads"] == 1
+    assert meta["versions"]["torch_threads"] == 1 and meta["versions"]["device"] == "cpu"
     assert meta["corpus_sha256"] == load_corpus(plan.corpus).sha256
     assert meta["d_extra"] == 6  # 2 ceil(16 log_1e4(32/2π)) = 2 ceil(2.83)
     assert [m["name"] for m in results["models"]] == [

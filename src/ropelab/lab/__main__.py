@@ -2,9 +2,11 @@
 
 Examples::
 
-    python -m ropelab.lab                 # the full plan -> lab/results/ (about 30-45 min, 2 cores)
+    python -m ropelab.lab                 # the full plan -> the committed results (30-45 min, 2 cores)
     python -m ropelab.lab --quick         # smoke test (seconds) -> lab/checkpoints/quick-results/
     python -m ropelab.lab --estimate      # time a few steps and print the full plan's estimate
+    python -m ropelab.lab --base 3e5      # fine-tune one more base (chapter 7's exercise)
+    python -m ropelab.lab --plan large --device cuda   # a larger model, on a GPU
 
 Interrupt with Ctrl-C at any time: rerunning the same command resumes from the checkpoints in
 ``--ckpt-dir``.
@@ -27,13 +29,8 @@ import sys
 
 import torch
 
-from .experiment import (
-    estimate_seconds,
-    format_summary,
-    full_plan,
-    quick_plan,
-    run_plan,
-)
+from .experiment import PLANS, estimate_seconds, extra_plan, format_summary, run_plan
+from .results import RESULTS_DIR
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,15 +41,31 @@ def main(argv: list[str] | None = None) -> int:
         description="Pre-train and fine-tune tiny RoPE language models and measure their "
         "supported context length against the scaling laws of RoPE extrapolation (chapter 7).",
     )
-    parser.add_argument("--quick", action="store_true", help="the smoke-test plan (seconds)")
     parser.add_argument(
-        "--out",
-        default=None,
-        help="results folder (default: lab/results, or lab/checkpoints/quick-results with --quick)",
+        "--plan", choices=sorted(PLANS), default="full",
+        help="full: chapter 7's plan (CPU, 30-45 min); quick: smoke test; large: for a GPU",
+    )  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help="the same as --plan quick")
+    parser.add_argument(
+        "--base", type=float, action="append", default=None, metavar="BETA",
+        help="fine-tune these bases (repeatable) instead of the plan's runs; results go to "
+        "<ckpt-dir>/extra-results unless --out is given",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tune-len", type=int, default=None, help="with --base: the fine-tuning length"
     )
+    parser.add_argument(
+        "--keep-planes", type=int, default=None, help="with --base: rotation planes kept in q, k"
+    )
+    parser.add_argument(
+        "--out", default=None,
+        help="results folder (default: the committed results of the full plan; "
+        "<ckpt-dir>/<plan>-results otherwise)",
+    )  # fmt: skip
     parser.add_argument(
         "--ckpt-dir", default="lab/checkpoints", help="checkpoints (git-ignored; resumable)"
     )
+    parser.add_argument("--device", default=None, help="cpu (default), cuda, cuda:1, mps, ...")
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's)"
     )
@@ -65,13 +78,31 @@ def main(argv: list[str] | None = None) -> int:
         if args.threads < 1:
             parser.error("--threads must be >= 1")
         torch.set_num_threads(args.threads)
-    plan = quick_plan() if args.quick else full_plan()
+    if args.base is None and (args.tune_len is not None or args.keep_planes is not None):
+        parser.error("--tune-len and --keep-planes go with --base")
+    plan_name = "quick" if args.quick else args.plan
+    plan = PLANS[plan_name]()
+    if args.base is not None:
+        try:
+            plan = extra_plan(plan, args.base, tune_len=args.tune_len, keep_planes=args.keep_planes)
+        except ValueError as error:
+            parser.error(str(error))
     if args.estimate:
-        print(json.dumps(estimate_seconds(plan), indent=1))
+        print(json.dumps(estimate_seconds(plan, device=args.device), indent=1))
         return 0
-    out = args.out or ("lab/checkpoints/quick-results" if args.quick else "lab/results")
+    if args.out is not None:
+        out = args.out
+    elif args.base is not None:
+        out = f"{args.ckpt_dir}/extra-results"
+    elif plan_name == "full":
+        out = str(RESULTS_DIR)
+    else:
+        out = f"{args.ckpt_dir}/{plan_name}-results"
     command = shlex.join(["python", "-m", "ropelab.lab", *args_list])
-    results = run_plan(plan, out, args.ckpt_dir, command=command, progress=not args.no_progress)
+    results = run_plan(
+        plan, out, args.ckpt_dir, command=command, progress=not args.no_progress,
+        device=args.device,
+    )  # fmt: skip
     print(format_summary(results))
     print(f"wrote {out}/results.json, summary.csv, loss_curves.csv")
     return 0

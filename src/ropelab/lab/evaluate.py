@@ -119,7 +119,9 @@ def evaluate(
         raise ValueError(f"d_extra must be even and <= head_dim = {cfg.head_dim}, got {d_extra}")
     batch_size = check_count(batch_size, "batch_size")
     starts = window_starts(tokens.numel(), length, n_windows)
+    device = next(model.parameters()).device  # evaluate where the model is; sums on the CPU
     lo_mask = (plane_of_coordinate(cfg.head_dim, cfg.layout) < d_extra // 2).float()  # (hd,)
+    lo_mask = lo_mask.to(device)
     loss_sum = torch.zeros(length, dtype=torch.float64)
     loss_sq = torch.zeros(length, dtype=torch.float64)
     lo_sum = torch.zeros(cfg.n_layer, cfg.n_head, length, dtype=torch.float64)
@@ -130,16 +132,16 @@ def evaluate(
         range(0, n_windows, batch_size), desc=desc, disable=not progress, leave=False, unit="batch"
     ):
         s = torch.from_numpy(starts[i : i + batch_size])  # (b,)
-        chunk = tokens[s[:, None] + offsets].long()  # (b, L+1)
+        chunk = tokens[s[:, None] + offsets].long().to(device)  # (b, L+1)
         _, loss, qks = model(chunk[:, :-1], chunk[:, 1:], return_qk=True, reduction="none")
-        loss = loss.double()  # (b, L)
+        loss = loss.double().cpu()  # (b, L)
         loss_sum += loss.sum(0)
         loss_sq += (loss**2).sum(0)
         for layer, (q, k) in enumerate(qks):  # (b, H, L, hd) each
             prod = q * k[:, :, :1, :]  # (b, H, L, hd): q_t ⊙ k_0 per coordinate
             lo = (prod * lo_mask).sum(-1)  # (b, H, L)
-            lo_sum[layer] += lo.sum(0).double()
-            hi_sum[layer] += (prod.sum(-1) - lo).sum(0).double()
+            lo_sum[layer] += lo.sum(0).double().cpu()
+            hi_sum[layer] += (prod.sum(-1) - lo).sum(0).double().cpu()
     n = n_windows
     mean = loss_sum / n
     var = (loss_sq / n - mean**2).clamp_min(0.0) * n / max(n - 1, 1)

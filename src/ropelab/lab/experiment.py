@@ -34,6 +34,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ import torch
 
 from .. import __version__ as ropelab_version
 from .. import scaling
-from .._checks import check_count, check_positive
+from .._checks import check_base, check_count, check_positive
 from .corpus import Corpus, CorpusConfig, load_corpus
 from .evaluate import (
     bin_curve,
@@ -54,21 +55,23 @@ from .evaluate import (
     supported_length,
 )
 from .model import LMConfig, RopeLM
+from .results import RESULTS_SCHEMA
 from .train import TrainConfig, get_batch, load_checkpoint, train
 
 __all__ = [
+    "PLANS",
     "Plan",
     "RunSpec",
     "checkpoint_paths",
     "estimate_seconds",
+    "extra_plan",
     "full_plan",
+    "large_plan",
     "predicted",
     "quick_plan",
     "run_plan",
     "versions",
 ]
-
-RESULTS_SCHEMA = 1
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,84 @@ def quick_plan() -> Plan:
         bin_width=8,
         quick=True,
     )
+
+
+def large_plan() -> Plan:
+    """A larger version of :func:`full_plan` for a GPU: head dimension 64 as in LLaMA, longer.
+
+    6 layers × 6 heads × head dim 64 (32 planes, d_model 384, 10.8 M parameters) at
+    :math:`T_\\text{train}` = 256 with base 10000, so :math:`d_\\text{extra}` = 26 and
+    :math:`T_\\text{extra}(10^6)` = 1 720; pre-training 10 000 steps of 64 × 256 tokens
+    (164 M tokens) on a 40 M-character corpus, fine-tunes of 1 000 steps, evaluation up to
+    16 × 256 = 4 096 positions. Run it with ``python -m ropelab.lab --plan large --device cuda``;
+    on a 2-core CPU it would take days (``--estimate`` says how long on any machine).
+    """
+    train_len = 256
+    model = LMConfig(n_layer=6, n_head=6, head_dim=64, base=10000.0)
+    d_extra = int(scaling.critical_dim(model.head_dim, train_len, model.base))  # 26
+    pretrain = TrainConfig(
+        steps=10_000, seq_len=train_len, batch_size=64, lr=1e-3, min_lr=1e-4, warmup=500, seed=0
+    )
+    finetune = TrainConfig(
+        steps=1000, seq_len=train_len, batch_size=64, lr=3e-4, min_lr=3e-5, warmup=100, seed=1
+    )
+    runs = (
+        RunSpec("ft-1e4", 1e4, train_len),
+        RunSpec("ft-1e5", 1e5, train_len),
+        RunSpec("ft-1e6", 1e6, train_len),
+        RunSpec("ft-1e7", 1e7, train_len),
+        RunSpec("ft-1000", 1000.0, train_len),  # above β1 = 163
+        RunSpec("ft-120", 120.0, train_len),  # between β2 = 81.5 and β1
+        RunSpec("ft-60", 60.0, train_len),  # between β3 = 40.7 and β2
+        RunSpec("ft-30", 30.0, train_len),  # below β3
+        RunSpec("ft-1e6-T512", 1e6, 2 * train_len),
+        RunSpec("ablate-1e4", 1e4, train_len, keep_planes=d_extra // 2),
+    )
+    return Plan(
+        corpus=CorpusConfig(train_chars=40_000_000, val_chars=2_000_000, seed=0),
+        model=model,
+        train_len=train_len,
+        pretrain=pretrain,
+        finetune=finetune,
+        runs=runs,
+        eval_len=16 * train_len,
+        eval_windows=256,
+        eval_batch=16,
+        margin=0.1,
+        smooth_window=64,
+        bin_width=32,
+    )
+
+
+#: The named plans of ``python -m ropelab.lab --plan NAME``.
+PLANS = {"full": full_plan, "quick": quick_plan, "large": large_plan}
+
+
+def extra_plan(
+    plan: Plan,
+    bases: Sequence[float],
+    *,
+    tune_len: int | None = None,
+    keep_planes: int | None = None,
+) -> Plan:
+    """``plan`` with its fine-tunes replaced by one per base in ``bases`` (chapter 7's exercise).
+
+    The pre-training is unchanged (so its checkpoint is reused), and each new fine-tune uses the
+    plan's fine-tuning settings at ``tune_len`` (default :math:`T_\\text{train}`), keeping
+    ``keep_planes`` planes (default all). Runs are named ``ft-<base>[-T<len>][-keep<k>]``.
+    """
+    if len(bases) == 0:
+        raise ValueError("bases must name at least one base")
+    tune = plan.train_len if tune_len is None else check_count(tune_len, "tune_len")
+    runs = []
+    for base in bases:
+        name = f"ft-{base:g}"
+        if tune != plan.train_len:
+            name += f"-T{tune}"
+        if keep_planes is not None:
+            name += f"-keep{keep_planes}"
+        runs.append(RunSpec(name, float(check_base(base)), tune, keep_planes))
+    return replace(plan, runs=tuple(runs))
 
 
 # --------------------------------------------------------------------------------------
@@ -443,15 +524,20 @@ def run_plan(
     *,
     command: str = "",
     progress: bool = True,
+    device: str | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) every stage of ``plan``; write ``results.json``, ``summary.csv`` and
-    ``loss_curves.csv`` to ``out_dir``; return the results dict."""
+    ``loss_curves.csv`` to ``out_dir``; return the results dict.
+
+    ``device`` (``"cpu"`` by default, ``"cuda"`` on a GPU) is where models train and are
+    evaluated; checkpoints are device-independent, so a run can resume on another device.
+    """
     t_start = time.perf_counter()
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     out, ckpts = Path(out_dir), Path(ckpt_dir)
     out.mkdir(parents=True, exist_ok=True)
     ckpts.mkdir(parents=True, exist_ok=True)
-    env = versions()
+    env = {**versions(), "device": str(device or "cpu")}
     corpus = load_corpus(plan.corpus)
     train_tokens = torch.from_numpy(corpus.train)
     paths = checkpoint_paths(plan, ckpts)
@@ -471,7 +557,10 @@ def run_plan(
         _log(f"[{i}/{len(runs)}] {spec.name}: base {spec.base:g}, T {spec.tune_len}", progress)
         model = _model_for(plan, spec, parent_ckpt)
         n_params = model.num_params()
-        result = train(model, train_tokens, cfg, ckpt, progress=progress, desc=f"train {spec.name}")
+        result = train(
+            model, train_tokens, cfg, ckpt, progress=progress, desc=f"train {spec.name}",
+            device=device,
+        )  # fmt: skip
         eval_path = ckpt.with_name(f"{ckpt.stem}-eval-{eval_key}.json")
         if eval_path.exists():
             evaluation = json.loads(eval_path.read_text())
@@ -634,13 +723,14 @@ def format_summary(results: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def estimate_seconds(plan: Plan, repeats: int = 5) -> dict[str, Any]:
+def estimate_seconds(plan: Plan, repeats: int = 5, device: str | None = None) -> dict[str, Any]:
     """Time a few training steps and one evaluation batch, and extrapolate to the whole plan.
 
     Each distinct (sequence length, batch size) is timed for ``repeats`` steps after one warm-up
     step (median); evaluation is timed on one batch of ``eval_batch`` windows of ``eval_len``.
     Corpus generation is timed too. The estimate ignores checkpoint writes (well under a second
-    each). Returns a JSON-ready dict with the per-step times and the totals in seconds.
+    each). ``device`` as in :func:`run_plan`. Returns a JSON-ready dict with the per-step times
+    and the totals in seconds.
     """
     repeats = check_count(repeats, "repeats")
     t0 = time.perf_counter()
@@ -648,7 +738,7 @@ def estimate_seconds(plan: Plan, repeats: int = 5) -> dict[str, Any]:
     t_corpus = time.perf_counter() - t0
     tokens = torch.from_numpy(corpus.train)
     torch.manual_seed(0)
-    model = RopeLM(LMConfig(**plan.model.to_dict()))
+    model = RopeLM(LMConfig(**plan.model.to_dict())).to(device or "cpu")
     step_times: dict[str, float] = {}
     train_total = 0.0
     for spec in plan.all_runs():
@@ -659,12 +749,15 @@ def estimate_seconds(plan: Plan, repeats: int = 5) -> dict[str, Any]:
             times = []
             for s in range(repeats + 1):
                 x, y = get_batch(tokens, cfg.seq_len, cfg.batch_size, 0, s)
+                x, y = x.to(model.tok_emb.weight.device), y.to(model.tok_emb.weight.device)
+                _synchronize(device)
                 t = time.perf_counter()
                 _, loss = model(x, y)
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
+                _synchronize(device)
                 times.append(time.perf_counter() - t)
             step_times[key] = float(np.median(times[1:]))
         train_total += cfg.steps * step_times[key]
@@ -675,6 +768,7 @@ def estimate_seconds(plan: Plan, repeats: int = 5) -> dict[str, Any]:
         model, val, plan.eval_len, plan.eval_batch, d_extra=plan.d_extra,
         batch_size=plan.eval_batch, progress=False,
     )  # fmt: skip
+    _synchronize(device)
     eval_batch_s = time.perf_counter() - t
     n_models = len(plan.all_runs())
     eval_total = n_models * eval_batch_s * (plan.eval_windows / plan.eval_batch)
@@ -686,5 +780,11 @@ def estimate_seconds(plan: Plan, repeats: int = 5) -> dict[str, Any]:
         "eval_total_s": round(eval_total, 1),
         "total_s": round(t_corpus + train_total + eval_total, 1),
         "torch_threads": torch.get_num_threads(),
+        "device": str(device or "cpu"),
         "models": n_models,
     }
+
+
+def _synchronize(device: str | None) -> None:
+    if device is not None and str(device).startswith("cuda"):
+        torch.cuda.synchronize()

@@ -199,6 +199,7 @@ def train(
     progress: bool = True,
     desc: str = "train",
     stop_after: int | None = None,
+    device: str | torch.device | None = None,
 ) -> TrainResult:
     """Train ``model`` on ``tokens`` (1-D token ids), resuming from ``ckpt_path`` if it exists.
 
@@ -212,6 +213,8 @@ def train(
         desc: the bar's label.
         stop_after: stop (after checkpointing) once this many steps are done, as an interruption
             would; for tests of resuming.
+        device: where to train (``"cpu"``, ``"cuda"``, ...; ``None``: where the model is).
+            Batches are drawn on the CPU, so the data seen does not depend on the device.
 
     Returns:
         A :class:`TrainResult`.
@@ -219,6 +222,9 @@ def train(
     from tqdm.auto import tqdm
 
     path = Path(ckpt_path) if ckpt_path is not None else None
+    if device is not None:
+        model.to(device)
+    device = next(model.parameters()).device
     opt = _optimizer(model, config)
     step, losses, wall = 0, [], 0.0
     if path is not None and path.exists():
@@ -261,6 +267,7 @@ def train(
     with _DeferredInterrupt() as interrupt:
         while step < end and not interrupt.requested:
             x, y = get_batch(tokens, config.seq_len, config.batch_size, config.seed, step)
+            x, y = x.to(device), y.to(device)
             for group in opt.param_groups:
                 group["lr"] = lr_at(step, config)
             _, loss = model(x, y)

@@ -1,0 +1,122 @@
+r"""The committed results of chapter 7's experiment, and reading them back.
+
+``python -m ropelab.lab`` (``make lab``) writes the full plan's results into
+:data:`RESULTS_DIR`, a folder of this package that is committed with the repository and shipped
+with the package, so the chapter's notebook plots the same numbers on the static site, in
+Binder and in Colab without training anything. ``results.json`` holds every model: its RoPE
+setting, what the scaling laws predict for it, its measured supported length, its binned loss
+curve, its q·k split, and how it was trained (see :mod:`ropelab.lab.experiment`).
+
+This module needs neither torch nor matplotlib.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._checks import check_count, check_positive
+
+__all__ = [
+    "RESULTS_DIR",
+    "RESULTS_SCHEMA",
+    "load_results",
+    "model_names",
+    "model_record",
+    "remeasure_binned",
+    "supported_or_censored",
+]
+
+#: The folder of the committed results (``results.json``, ``summary.csv``, ``loss_curves.csv``).
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+#: The version of the layout of ``results.json`` this code reads.
+RESULTS_SCHEMA = 1
+
+
+def load_results(path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Read ``results.json`` from ``path`` (a file or its folder; default :data:`RESULTS_DIR`).
+
+    Raises:
+        FileNotFoundError: no results there (run ``python -m ropelab.lab`` first).
+        ValueError: the file is not a results file of this schema, or has no models.
+    """
+    target = RESULTS_DIR if path is None else Path(path)
+    if target.is_dir():
+        target = target / "results.json"
+    if not target.exists():
+        raise FileNotFoundError(
+            f"no lab results at {target}: run `python -m ropelab.lab` (make lab) to create them"
+        )
+    results = json.loads(target.read_text())
+    if not isinstance(results, dict) or results.get("schema") != RESULTS_SCHEMA:
+        raise ValueError(f"{target} is not a results file of schema {RESULTS_SCHEMA}")
+    if not results.get("models"):
+        raise ValueError(f"{target} holds no models")
+    return results
+
+
+def model_names(results: dict[str, Any]) -> list[str]:
+    """The models of ``results`` in the order they were run (the pre-trained model first)."""
+    return [m["name"] for m in results["models"]]
+
+
+def model_record(results: dict[str, Any], name: str) -> dict[str, Any]:
+    """The record of the model called ``name``; ``ValueError`` listing the names if absent."""
+    for record in results["models"]:
+        if record["name"] == name:
+            return record
+    raise ValueError(f"name must be one of {model_names(results)}, got {name!r}")
+
+
+def supported_or_censored(record: dict[str, Any]) -> tuple[float, bool]:
+    """A model's measured supported length and whether it is censored.
+
+    Returns ``(length, False)`` when the loss rose past the margin within the evaluated length,
+    and ``(at_least, True)`` when it never did: the model supports *at least* ``at_least``.
+    """
+    measured = record["measured"]
+    if measured["supported_length"] is not None:
+        return float(measured["supported_length"]), False
+    at_least = measured["at_least"]
+    if at_least is None or not math.isfinite(at_least):
+        raise ValueError(f"model {record['name']!r}: a censored result needs 'at_least'")
+    return float(at_least), True
+
+
+def remeasure_binned(
+    record: dict[str, Any], train_len: int, margin: float, *, smooth_bins: int = 2
+) -> float | None:
+    r"""The supported length read again off the *binned* loss curve, with another ``margin``.
+
+    The same rule as :func:`ropelab.lab.evaluate.supported_length`, on bins instead of
+    positions: the reference is the mean of the bins inside :math:`[T_\text{train}/2,
+    T_\text{train})`, the curve is smoothed by a moving average of ``smooth_bins`` bins (2 bins
+    of 16 = the 32 positions of the full measurement), and the result is the mean context of the
+    first window, centred at or past :math:`T_\text{train}`, whose loss exceeds the reference by
+    more than ``margin``; ``None`` if none does. Resolution: one bin, so it agrees with the
+    recorded measurement to within about a bin; it lets a reader try other margins without the
+    model (chapter 7).
+    """
+    curve = record["loss_curve"]
+    loss = np.asarray(curve["loss"], dtype=np.float64)
+    context = np.asarray(curve["context"], dtype=np.float64)
+    width = check_count(curve["bin_width"], "bin_width")
+    train_len = check_count(train_len, "train_len", minimum=2 * width)
+    margin = check_positive(margin, "margin")
+    smooth_bins = check_count(smooth_bins, "smooth_bins")
+    if train_len % width or (train_len // 2) % width:
+        raise ValueError(f"train_len must be a multiple of 2 x bin_width = {2 * width}")
+    reference = float(loss[train_len // 2 // width : train_len // width].mean())
+    kernel = np.ones(smooth_bins) / smooth_bins
+    smooth = np.convolve(loss, kernel, mode="valid")  # smooth[j] = mean(loss[j : j + k])
+    centre = np.convolve(context, kernel, mode="valid")
+    above = (centre >= train_len) & (smooth > reference + margin)
+    if not above.any():
+        return None
+    return float(centre[np.argmax(above)])
