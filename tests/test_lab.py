@@ -30,6 +30,7 @@ from ropelab.lab.evaluate import (
 )
 from ropelab.lab.experiment import (
     PLANS,
+    base_label,
     checkpoint_paths,
     extra_plan,
     full_plan,
@@ -478,14 +479,17 @@ def test_large_plan_for_a_gpu_spans_the_same_regimes():
 def test_extra_plan_reuses_the_pretraining():
     plan = full_plan()
     extra = extra_plan(plan, [3e5, 2e3])
-    assert [r.name for r in extra.runs] == ["ft-300000", "ft-2000"]
+    assert [r.name for r in extra.runs] == ["ft-3e5", "ft-2000"]
     assert all(r.tune_len == 128 and r.keep_planes is None for r in extra.runs)
     old, new = checkpoint_paths(plan, "c"), checkpoint_paths(extra, "c")
     assert new["pretrain"] == old["pretrain"]  # the pre-trained checkpoint is reused
     cut = extra_plan(plan, [1e4], tune_len=256, keep_planes=6)
-    assert cut.runs[0].name == "ft-10000-T256-keep6"
-    assert new["ft-300000"] != checkpoint_paths(cut, "c")["ft-10000-T256-keep6"]
-    assert extra_plan(plan, [1e4]).runs[0] == plan.runs[0].__class__("ft-10000", 1e4, 128)
+    assert cut.runs[0].name == "ft-1e4-T256-keep6"
+    assert new["ft-3e5"] != checkpoint_paths(cut, "c")["ft-1e4-T256-keep6"]
+    assert extra_plan(plan, [1e4]).runs[0] == plan.runs[0]  # the same run as the control
+    assert [base_label(b) for b in (500, 2.5, 1e4, 3e5, 1.5e6, 1e7, 12345)] == [
+        "500", "2.5", "1e4", "3e5", "1.5e6", "1e7", "1.2345e4"
+    ]  # fmt: skip
     with pytest.raises(ValueError, match="at least one base"):
         extra_plan(plan, [])
     with pytest.raises(ValueError, match="base"):
@@ -504,7 +508,7 @@ def test_cli_extra_base_and_errors(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = json.loads((tmp_path / "extra-results" / "results.json").read_text())
-    assert [m["name"] for m in results["models"]] == ["pretrain", "ft-300000", "ft-50"]
+    assert [m["name"] for m in results["models"]] == ["pretrain", "ft-3e5", "ft-50"]
     assert results["meta"]["versions"]["device"] == "cpu"
     t_extra = results["models"][1]["prediction"]["t_extra"]
     assert t_extra == pytest.approx(2 * math.pi * 3e5 ** (6 / 32))  # quick plan: d_extra = 6

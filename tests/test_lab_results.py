@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ropelab.lab.corpus import load_corpus
-from ropelab.lab.experiment import checkpoint_paths, full_plan
+from ropelab.lab.experiment import checkpoint_paths, extra_plan, full_plan
 from ropelab.lab.results import (
     RESULTS_DIR,
     load_results,
@@ -75,6 +75,23 @@ def test_results_come_from_the_current_full_plan(results, plan):
         assert record["versions"]["torch"].startswith("2.13.0")
         assert record["eval"]["n_windows"] == plan.eval_windows
         assert record["command"] and record["train"]["wall_time_s"] > 0
+
+
+def test_exercise_results_come_from_two_more_fine_tunes(results, plan):
+    """Chapter 7's first exercise: bases 3e5 and 3e6 fine-tuned from the same pre-training."""
+    extra = load_results(RESULTS_DIR / "exercise")
+    extra_runs = extra_plan(plan, [3e5, 3e6])
+    assert extra["meta"]["plan"] == json.loads(json.dumps(asdict(extra_runs)))
+    assert model_names(extra) == ["pretrain", "ft-3e5", "ft-3e6"]
+    paths = checkpoint_paths(extra_runs, "unused")
+    for record in extra["models"]:
+        assert record["train"]["checkpoint"] == paths[record["name"]].name
+    # the same pre-trained model as the main results, so the same curve
+    assert extra["models"][0]["loss_curve"] == results["models"][0]["loss_curve"]
+    for record in extra["models"][1:]:
+        bound = 2 * math.pi * record["base"] ** (12 / 32)
+        assert record["prediction"]["t_extra"] == pytest.approx(bound)
+        assert 128 < record["measured"]["supported_length"] < 2048
 
 
 def test_predictions_match_the_formulas(results):

@@ -62,6 +62,7 @@ __all__ = [
     "PLANS",
     "Plan",
     "RunSpec",
+    "base_label",
     "checkpoint_paths",
     "estimate_seconds",
     "extra_plan",
@@ -256,7 +257,7 @@ def large_plan() -> Plan:
 
     6 layers × 6 heads × head dim 64 (32 planes, d_model 384, 10.8 M parameters) at
     :math:`T_\\text{train}` = 256 with base 10000, so :math:`d_\\text{extra}` = 26 and
-    :math:`T_\\text{extra}(10^6)` = 1 720; pre-training 10 000 steps of 64 × 256 tokens
+    :math:`T_\\text{extra}(10^6)` = 1 721; pre-training 10 000 steps of 64 × 256 tokens
     (164 M tokens) on a 40 M-character corpus, fine-tunes of 1 000 steps, evaluation up to
     16 × 256 = 4 096 positions. Run it with ``python -m ropelab.lab --plan large --device cuda``;
     on a 2-core CPU it would take days (``--estimate`` says how long on any machine).
@@ -302,6 +303,16 @@ def large_plan() -> Plan:
 PLANS = {"full": full_plan, "quick": quick_plan, "large": large_plan}
 
 
+def base_label(base: float) -> str:
+    """A short name for a base, as in the plan's run names: ``500``, ``2.5``, ``1e4``, ``3e5``,
+    ``1.5e6`` (plain below 10 000, else mantissa and exponent)."""
+    base = float(check_base(base))
+    if base < 1e4:
+        return f"{base:g}"
+    mantissa, exponent = f"{base:e}".split("e")
+    return f"{float(mantissa):g}e{int(exponent)}"
+
+
 def extra_plan(
     plan: Plan,
     bases: Sequence[float],
@@ -313,14 +324,15 @@ def extra_plan(
 
     The pre-training is unchanged (so its checkpoint is reused), and each new fine-tune uses the
     plan's fine-tuning settings at ``tune_len`` (default :math:`T_\\text{train}`), keeping
-    ``keep_planes`` planes (default all). Runs are named ``ft-<base>[-T<len>][-keep<k>]``.
+    ``keep_planes`` planes (default all). Runs are named ``ft-<base>[-T<len>][-keep<k>]`` with
+    the base written by :func:`base_label`.
     """
     if len(bases) == 0:
         raise ValueError("bases must name at least one base")
     tune = plan.train_len if tune_len is None else check_count(tune_len, "tune_len")
     runs = []
     for base in bases:
-        name = f"ft-{base:g}"
+        name = f"ft-{base_label(base)}"
         if tune != plan.train_len:
             name += f"-T{tune}"
         if keep_planes is not None:

@@ -16,6 +16,7 @@ Every function takes the dict of :func:`ropelab.lab.results.load_results` (the c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from .style import ACCENT, KEY, NEUTRAL, QUERY, new_figure
 __all__ = [
     "loss_curve",
     "model_colours",
+    "model_linestyle",
     "plot_loss_curves",
     "plot_qk_split",
     "plot_supported_vs_predicted",
@@ -58,20 +60,28 @@ def predicted_bound(record: dict[str, Any]) -> float | None:
 
 
 def model_colours(results: dict[str, Any]) -> dict[str, Any]:
-    """One colour per model: bases from small (purple) to large (yellow) on a log scale.
+    """One colour per base, from a qualitative palette in the order of the bases.
 
     The pre-trained model is black; models with the same base but another length or fewer
-    planes get the colour of their base.
+    planes share their base's colour and differ by line style (:func:`model_linestyle`).
     """
-    bases = sorted({r["base"] for r in results["models"]})
-    logs = np.log10(bases)
-    span = max(float(logs.max() - logs.min()), 1e-12)
-    cmap = colormaps["plasma"]
-    by_base = {b: cmap(0.9 * (np.log10(b) - logs.min()) / span) for b in bases}
+    bases = sorted({r["base"] for r in results["models"] if r["kind"] != "pretrain"})
+    palette = colormaps["tab10" if len(bases) <= 10 else "tab20"].colors
+    by_base = {b: palette[k % len(palette)] for k, b in enumerate(bases)}
     return {
         r["name"]: ("black" if r["kind"] == "pretrain" else by_base[r["base"]])
         for r in results["models"]
     }
+
+
+def model_linestyle(record: dict[str, Any]) -> str:
+    """Solid for a fine-tune at the training length, dash-dot for a longer one, dotted for
+    fewer planes (the ablation)."""
+    if record["keep_planes"] is not None:
+        return ":"
+    if record["tune_len"] != record["train_len"]:
+        return "-."
+    return "-"
 
 
 def _label(record: dict[str, Any]) -> str:
@@ -90,6 +100,7 @@ def plot_loss_curves(
     title: str | None = None,
     ylim: tuple[float, float] | None = None,
     log_x: bool = False,
+    mark_wavelengths: str | None = None,
 ) -> Figure:
     r"""Validation loss per context length for the models ``names`` (default: all).
 
@@ -97,6 +108,8 @@ def plot_loss_curves(
     supported length (where the smoothed loss first rises ``margin`` above the reference over
     :math:`[T_\text{train}/2, T_\text{train})`), a dashed line of the same colour the predicted
     bound (Theorem 3; none where no hard bound is predicted). The training length is shaded.
+    ``mark_wavelengths`` names a model whose planes beyond :math:`d_\text{extra}/2` get a tick
+    at the top at their wavelength :math:`2\pi\beta^{2i/d}` (within the plotted length).
     """
     chosen = model_names(results) if names is None else list(names)
     if not chosen:
@@ -110,13 +123,24 @@ def plot_loss_curves(
     for r in records:
         colour = colours[r["name"]]
         context, loss, _ = loss_curve(r)
-        ax.plot(context, loss, color=colour, lw=1.6, label=_label(r))
+        ax.plot(context, loss, color=colour, lw=1.6, ls=model_linestyle(r), label=_label(r))
         bound = predicted_bound(r)
         if bound is not None and bound <= eval_len:
             ax.axvline(bound, color=colour, ls="--", lw=1.0, alpha=0.8)
         length, censored = supported_or_censored(r)
         if not censored:
             ax.plot(length, np.interp(length, context, loss), "o", color=colour, ms=6, mec="white")
+    if mark_wavelengths is not None:
+        marked = model_record(results, mark_wavelengths)
+        head_dim = plan["model"]["head_dim"]
+        first = results["meta"]["d_extra"] // 2
+        for i in range(first, head_dim // 2):
+            wavelength = 2 * math.pi * marked["base"] ** (2 * i / head_dim)
+            if wavelength > eval_len:
+                break
+            ax.axvline(wavelength, ymin=0.93, ymax=1.0, color=colours[mark_wavelengths], lw=2)
+            ax.annotate(f"plane {i}", (wavelength, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(2, -10), textcoords="offset points", fontsize=7)  # fmt: skip
     ax.set_xlim(1 if log_x else 0, eval_len)
     if log_x:
         ax.set_xscale("log", base=2)
@@ -125,7 +149,7 @@ def plot_loss_curves(
     ax.set_xlabel("context length (tokens)")
     ax.set_ylabel("validation loss (nats per token)")
     ax.set_title(title or "Loss against context length: dots measured, dashes predicted")
-    ax.legend(fontsize=7, loc="upper left", ncol=2 if len(records) > 5 else 1)
+    ax.legend(fontsize=7, loc="best", ncol=2 if len(records) > 5 else 1)
     ax.grid(alpha=0.3)
     return fig
 
@@ -162,6 +186,7 @@ def plot_supported_vs_predicted(results: dict[str, Any]) -> Figure:
     ax.axvline(beta3, color=ACCENT, ls=":", lw=1.5, label=r"$\beta_3 = T_\mathrm{train}/2\pi$")
     ax.axvspan(lo, beta3, color=ACCENT, alpha=0.08, lw=0)
     ax.axhline(eval_len, color=NEUTRAL, ls="--", lw=1, label=f"evaluated up to {eval_len}")
+    label_y = _spread_labels(results)
     for r in results["models"]:
         length, censored = supported_or_censored(r)
         marker = "o"
@@ -173,8 +198,8 @@ def plot_supported_vs_predicted(results: dict[str, Any]) -> Figure:
         if censored:
             ax.annotate("", xy=(r["base"], length * 1.6), xytext=(r["base"], length),
                         arrowprops={"arrowstyle": "->", "color": colours[r["name"]], "lw": 1.5})  # fmt: skip
-        ax.annotate(r["name"], (r["base"], length), textcoords="offset points", xytext=(6, -10),
-                    fontsize=7)  # fmt: skip
+        ax.annotate(r["name"], (r["base"], length), xytext=(r["base"] * 1.35, label_y[r["name"]]),
+                    textcoords="data", fontsize=7, va="center")  # fmt: skip
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
     ax.set_xlim(lo, hi)
@@ -185,6 +210,21 @@ def plot_supported_vs_predicted(results: dict[str, Any]) -> Figure:
     ax.legend(fontsize=7, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     return fig
+
+
+def _spread_labels(results: dict[str, Any], gap: float = 1.14) -> dict[str, float]:
+    """Label heights for :func:`plot_supported_vs_predicted`: each model's length, pushed up so
+    that labels of models with the same base are at least a factor ``gap`` apart."""
+    heights: dict[str, float] = {}
+    for base in {r["base"] for r in results["models"]}:
+        group = sorted(
+            (supported_or_censored(r)[0], r["name"]) for r in results["models"] if r["base"] == base
+        )
+        previous = 0.0
+        for length, name in group:
+            previous = max(length, previous * gap)
+            heights[name] = previous
+    return heights
 
 
 def plot_qk_split(results: dict[str, Any], name: str = "pretrain") -> Figure:
