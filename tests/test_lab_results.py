@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ropelab.lab.corpus import load_corpus
-from ropelab.lab.experiment import checkpoint_paths, extra_plan, full_plan
+from ropelab.lab.experiment import checkpoint_paths, extra_plan, format_summary, full_plan
 from ropelab.lab.results import (
     RESULTS_DIR,
     load_results,
@@ -167,3 +167,24 @@ def test_model_record_and_censoring(results):
     fake["measured"] = {"supported_length": None, "at_least": None}
     with pytest.raises(ValueError, match="at_least"):
         supported_or_censored(fake)
+
+
+def test_format_summary_lists_every_model(results):
+    lines = format_summary(results).splitlines()
+    assert lines[0].split() == [
+        "model", "base", "T", "keep", "T_extra", "predicted", "measured", "ref", "loss"
+    ]  # fmt: skip
+    assert max(len(line) for line in lines) <= 80  # fits a book page without scrolling
+    for line, r in zip(lines[1:], results["models"], strict=True):
+        name, base, tune, keep, t_extra, predicted, measured, ref = line.split()
+        assert name == r["name"] and float(base) == r["base"] and int(tune) == r["tune_len"]
+        assert keep == ("-" if r["keep_planes"] is None else str(r["keep_planes"]))
+        if r["prediction"]["t_extra"] is None:
+            assert t_extra == "-"
+        else:
+            assert float(t_extra) == pytest.approx(r["prediction"]["t_extra"], abs=0.5)
+        expected = r["prediction"]["expected_supported_length"]
+        assert predicted == ("none" if expected is None else f"{expected:.0f}")
+        m = r["measured"]["supported_length"]
+        assert measured == (f">={r['measured']['at_least']}" if m is None else str(m))
+        assert float(ref) == pytest.approx(r["measured"]["reference_loss"], abs=5e-4)
