@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import inspect
 import json
-import shutil
 import statistics
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from bench_common import ROOT, Row, median_time
+
+sys.path.insert(0, str(ROOT / "tools"))
+from headless_chromium import CHROMIUM, CHROMIUM_ARGS
 
 from ropelab.core import rotation_matrix
 from ropelab.plots.rotation import shifted_scores
@@ -30,16 +33,6 @@ from ropelab.widgets import blocks, decay, extension, positions, rotation, spect
 DEFAULT_TARGET_MS = 20.0
 MAXIMUM_TARGET_MS = 100.0
 PAGES = ("01", "03", "04", "05", "06")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--allow-file-access-from-files",
-]
 
 
 def _rotation_data(m: int, n: int, theta: float, shift: int) -> tuple[str, dict[str, Any]]:
@@ -240,7 +233,7 @@ MEASURE_JS = """
 
 def browser_rows(site: Path, reps: int = 5) -> list[Row]:
     part = "2 browser explorables (headless Chromium)"
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    chromium = CHROMIUM
     script = ROOT / "src" / "ropelab" / "explorables" / "ropelab-explore.js"
     pages = sorted(p for prefix in PAGES for p in (site / "notebooks").glob(f"{prefix}_*.html"))
     missing = []

@@ -10,7 +10,7 @@ page works offline.
 from __future__ import annotations
 
 import os
-import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,21 +18,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from headless_chromium import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parents[2]
 # ROPELAB_SITE points the tests at another build (e.g. one made with --path-output).
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 SCREENSHOTS = SITE.parent / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--allow-file-access-from-files",
-]
 
 
 @dataclass
