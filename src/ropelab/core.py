@@ -33,10 +33,14 @@ from ._checks import (
 __all__ = [
     "apply_rope",
     "apply_rope_complex",
+    "block_matrix_data",
+    "coordinate_planes",
     "half_to_interleaved",
     "interleaved_to_half",
     "inv_freq",
     "layout_permutation",
+    "plane_coordinates",
+    "plane_slices",
     "rotate_pairs",
     "rotation_matrix",
     "wavelengths",
@@ -122,7 +126,7 @@ def rotation_matrix(
     angles = m[..., None] * theta  # (..., d/2)
     cos, sin = np.cos(angles), np.sin(angles)
     half = theta.size
-    first, second = _pair_indices(2 * half, layout)
+    first, second = plane_coordinates(2 * half, layout)
     matrix = np.zeros((*m.shape, 2 * half, 2 * half))
     matrix[..., first, first] = cos
     matrix[..., first, second] = -sin
@@ -131,11 +135,56 @@ def rotation_matrix(
     return matrix
 
 
-def _pair_indices(dim: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates (first, second) of each plane: ``(2i, 2i+1)`` or ``(i, i + d/2)``."""
-    if layout == "interleaved":
-        return np.arange(0, dim, 2), np.arange(1, dim, 2)
-    return np.arange(dim // 2), np.arange(dim // 2, dim)
+def block_matrix_data(dim: int, base: float, position: int, layout: str) -> dict[str, Any]:
+    r"""The data of chapter 3's interactive figure: :math:`R^d_{\Theta,m}` and its frequencies.
+
+    Returns ``dim``, ``base``, ``position``, ``layout``, ``theta`` (:func:`inv_freq`) and
+    ``matrix`` (:func:`rotation_matrix` at ``position``, shape ``(d, d)``).
+    """
+    layout = check_layout(layout)
+    return {
+        "dim": check_dim(dim),
+        "base": float(base),
+        "position": position,
+        "layout": layout,
+        "theta": inv_freq(dim, base),
+        "matrix": rotation_matrix(float(position), dim, base, layout),
+    }
+
+
+def plane_slices(dim: int, layout: str) -> tuple[slice, slice]:
+    """The coordinates ``(a, b)`` of every plane of a *d*-dimensional vector, as two slices.
+
+    The one definition of the pairing (chapter 3): plane *i* sits on coordinates
+    ``(2i, 2i + 1)`` in the ``"interleaved"`` layout (RoFormer, Meta's Llama code) and on
+    ``(i, i + d/2)`` in the ``"half"`` layout (GPT-NeoX, transformers' ``rotate_half``).
+    ``x[..., a]`` and ``x[..., b]`` are views, which the fast kernels use;
+    :func:`plane_coordinates` gives the same pairs as index arrays.
+    """
+    dim = check_dim(dim)
+    if check_layout(layout) == "half":
+        return slice(0, dim // 2), slice(dim // 2, dim)
+    return slice(0, dim, 2), slice(1, dim, 2)
+
+
+def plane_coordinates(dim: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """The coordinates ``(a_i, b_i)`` of every plane *i* as two int64 arrays of length d/2.
+
+    ``(2i, 2i + 1)`` (``"interleaved"``) or ``(i, i + d/2)`` (``"half"``): the index form of
+    :func:`plane_slices`. Chapter 3.
+    """
+    first, second = plane_slices(dim, layout)
+    coordinates = np.arange(dim, dtype=np.int64)
+    return coordinates[first], coordinates[second]
+
+
+def coordinate_planes(dim: int, layout: str) -> np.ndarray:
+    """The plane of every coordinate, an int64 array of length *d*: the inverse of
+    :func:`plane_coordinates` (``c // 2`` interleaved, ``c mod d/2`` half). Chapter 3."""
+    first, second = plane_coordinates(dim, layout)
+    planes = np.empty(dim, dtype=np.int64)
+    planes[first] = planes[second] = np.arange(first.size)
+    return planes
 
 
 def layout_permutation(dim: int) -> np.ndarray:
@@ -144,8 +193,7 @@ def layout_permutation(dim: int) -> np.ndarray:
     Row *i* of *P* picks coordinate ``2i`` and row ``i + d/2`` picks ``2i + 1``, so that
     :math:`R_{\text{half}} = P R_{\text{interleaved}} P^\top`.
     """
-    dim = check_dim(dim)
-    first, second = _pair_indices(dim, "interleaved")
+    first, second = plane_coordinates(dim, "interleaved")
     rows = np.concatenate([first, second])
     matrix = np.zeros((dim, dim))
     matrix[np.arange(dim), rows] = 1.0
@@ -348,9 +396,8 @@ def rotate_pairs(x: Any, cos: Any, sin: Any, layout: str, *, out: Any = None) ->
 
 def _pair_views(t: Any, r: int, layout: str) -> tuple[Any, Any]:
     """The coordinates ``(a, b)`` of every plane as two views of ``t``'s last axis."""
-    if layout == "half":
-        return t[..., :r], t[..., r : 2 * r]
-    return t[..., 0 : 2 * r : 2], t[..., 1 : 2 * r : 2]
+    first, second = plane_slices(2 * r, layout)
+    return t[..., first], t[..., second]
 
 
 def _row_chunks(x: Any, cos: Any, chunk_bytes: int) -> list[tuple[Any, Any]]:

@@ -34,6 +34,7 @@ from typing import Any
 import sympy
 
 from ._checks import LAYOUTS, check_dim, check_layout
+from .core import plane_coordinates
 
 __all__ = [
     "PROOFS",
@@ -135,11 +136,9 @@ def _thetas(dim: int, thetas: Sequence[Any] | None) -> tuple[sympy.Expr, ...]:
 
 
 def _pairs(dim: int, layout: str) -> list[tuple[int, int]]:
-    """Coordinates ``(a, b)`` of each plane *i*: ``(2i, 2i+1)`` or ``(i, i + d/2)``."""
-    half = dim // 2
-    if layout == "interleaved":
-        return [(2 * i, 2 * i + 1) for i in range(half)]
-    return [(i, i + half) for i in range(half)]
+    """Coordinates ``(a, b)`` of each plane *i* (:func:`ropelab.core.plane_coordinates`)."""
+    first, second = plane_coordinates(dim, layout)
+    return [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
 
 
 def symbolic_rotation_2d(angle: Any) -> sympy.Matrix:

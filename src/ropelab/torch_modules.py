@@ -44,7 +44,7 @@ from ._checks import (
     check_layout,
     check_positive,
 )
-from .core import apply_rope, rope_angles, rotate_pairs
+from .core import apply_rope, coordinate_planes, rope_angles, rotate_pairs
 from .core import inv_freq as default_inv_freq
 from .rope_config import RopeSpec, frequencies_from_config, rope_spec_from_config
 
@@ -348,9 +348,9 @@ class RotaryEmbedding(nn.Module):
         twice. Shape ``positions.shape + (rotary_dim,)``, cache dtype.
         """
         cos, sin = self.cos_sin_planes(positions)  # (..., T, r)
-        if self.layout == "half":
-            return torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)  # (..., T, 2r)
-        return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+        planes = torch.from_numpy(coordinate_planes(self.rotary_dim, self.layout))
+        planes = planes.to(cos.device)
+        return cos[..., planes], sin[..., planes]  # (..., T, 2r)
 
     def _prepare(
         self, x: torch.Tensor, positions: Any, name: str = "x"
@@ -549,9 +549,9 @@ def _plane_of_coordinate(head_dim: int, rotary_dim: int, layout: str) -> torch.T
     """
     r = rotary_dim // 2
     coords = torch.arange(head_dim)
-    rotary = coords % r if layout == "half" else coords // 2
-    tail = r + (coords - 2 * r) // 2
-    return torch.where(coords < 2 * r, rotary, tail)
+    rotary = torch.from_numpy(coordinate_planes(2 * r, layout))
+    tail = r + (coords[2 * r :] - 2 * r) // 2
+    return torch.cat((rotary, tail))
 
 
 class _HeadProjections(nn.Module):
