@@ -1,0 +1,321 @@
+r"""``describe_config``: what a released ``config.json`` makes the rotary embedding do (chapter 8).
+
+:func:`describe_config` reads a config as released (:func:`ropelab.config_fields.normalize_config`
+handles the spellings), computes every layer type's frequencies with
+:func:`ropelab.frequencies_from_config`, and compares them plane by plane with plain RoPE of
+the same base and rotary dimension, :math:`\theta_i = \beta^{-2i/d}`:
+
+* a plane is **kept** when :math:`\theta'_i = \theta_i`,
+* **interpolated** when :math:`\theta'_i = \theta_i / s` (divided by the full factor *s*),
+* **stretched** otherwise (slowed by some other amount: YaRN's ramp, Llama 3's middle band,
+  LongRoPE's searched factors, a larger base).
+
+It also reports what scales attention outside the rotary part: DeepSeek's :math:`m^2` on the
+softmax and the position-dependent query temperatures of Llama 4 and Ministral 3. The result
+is a frozen :class:`RopeDescription` whose ``str`` is a short report. Explained in chapter 8
+of the book.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .config_fields import LayerRope, QueryTemperature, RopeFields, normalize_config
+from .rope_config import frequencies_from_config
+
+__all__ = ["LayerDescription", "RopeDescription", "describe_config", "plane_kinds"]
+
+_TOLERANCE = 1e-9  # relative; float64 formulas of the same numbers agree to ~1e-15
+
+
+def plane_kinds(theta: Any, scaled: Any, factor: float | None) -> np.ndarray:
+    """Label each plane ``"kept"``, ``"interpolated"`` or ``"stretched"`` (module docstring).
+
+    ``theta`` and ``scaled`` are the frequencies before and after scaling; ``factor`` is *s*
+    (``None``: no factor, nothing is "interpolated"). A plane whose frequency is 0 in both
+    (a non-rotating plane of the ``proportional`` type) counts as kept.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    scaled = np.asarray(scaled, dtype=np.float64)
+    if theta.shape != scaled.shape:
+        raise ValueError(
+            f"theta and scaled must have the same shape, got {theta.shape}, {scaled.shape}"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(theta > 0, scaled / theta, 1.0)
+    labels = np.full(theta.shape, "stretched", dtype=object)
+    labels[np.abs(ratio - 1) <= _TOLERANCE] = "kept"
+    if factor is not None and factor != 1:
+        labels[np.abs(ratio * factor - 1) <= _TOLERANCE] = "interpolated"
+    return labels.astype(str)
+
+
+@dataclass(frozen=True)
+class LayerDescription:
+    """The rotary embedding of one layer type.
+
+    Attributes:
+        layer_type: ``"all"`` or a layer type of the config.
+        num_layers: layers of this type that apply RoPE (``None`` if unknown).
+        rope_type: the (normalised) rope type.
+        base: ``rope_theta``.
+        rotary_dim: rotated coordinates per head (*d*).
+        factor: the scale *s* (``None`` for unscaled RoPE).
+        original_length: the pre-extension context length, where the method has one.
+        attention_factor: the factor on cos and sin (so on the logits, squared).
+        kept, stretched, interpolated: plane counts (:func:`plane_kinds`).
+        longest_wavelength: ``(before, after)`` the longest wavelength, in tokens.
+        parameters: the method's other parameters, as ``(name, value)`` pairs.
+        inv_freq: the frequencies :math:`\\theta'_i` (float64).
+    """
+
+    layer_type: str
+    num_layers: int | None
+    rope_type: str
+    base: float
+    rotary_dim: int
+    factor: float | None
+    original_length: int | None
+    attention_factor: float
+    kept: int
+    stretched: int
+    interpolated: int
+    longest_wavelength: tuple[float, float]
+    parameters: tuple[tuple[str, Any], ...]
+    inv_freq: tuple[float, ...]
+
+    def lines(self) -> list[str]:
+        """The report of this layer type, a few lines of at most 79 characters."""
+        if self.layer_type == "all":
+            where = "all layers" if self.num_layers is None else f"all {self.num_layers} layers"
+        else:
+            count = "" if self.num_layers is None else f", {self.num_layers} layers"
+            where = self.layer_type + count
+        head = f"  {where}: {self.rope_type}, base {self.base:,.0f}"
+        if self.factor is not None:
+            head += f", factor {self.factor:g}"
+        if self.original_length is not None:
+            head += f", original {self.original_length:,}"
+        planes = (
+            f"    {self.rotary_dim} dims rotate: planes kept {self.kept}, "
+            f"stretched {self.stretched}, interpolated {self.interpolated}"
+        )
+        before, after = self.longest_wavelength
+        waves = f"    longest wavelength {before:,.0f} -> {after:,.0f} tokens"
+        out = [head, planes, waves]
+        extra = [f"{name} {_fmt(value)}" for name, value in self.parameters]
+        if self.attention_factor != 1.0:
+            extra.append(f"cos/sin x {self.attention_factor:.6f}")
+        if extra:
+            out.extend(_wrap(extra, "    "))
+        return out
+
+
+@dataclass(frozen=True)
+class RopeDescription:
+    """What a config's rotary embedding does, as :func:`describe_config` decodes it.
+
+    Attributes:
+        name: the model (from the config's ``_source`` or ``_name_or_path``) or its type.
+        model_type: the text model's type.
+        spelling: ``"transformers 4"`` or ``"transformers 5"``.
+        head_dim: query/key head size.
+        num_heads, num_kv_heads, num_layers: as in the config.
+        max_position_embeddings: the declared context length.
+        layers: one :class:`LayerDescription` per layer type.
+        nope_layers: layers without any rotary embedding.
+        softmax_scale: factor on :math:`1/\\sqrt{d}` (1 unless DeepSeek-style YaRN).
+        query_temperature: the position-dependent query factor, if any.
+        notes: how the released spelling was read.
+    """
+
+    name: str
+    model_type: str
+    spelling: str
+    head_dim: int
+    num_heads: int | None
+    num_kv_heads: int | None
+    num_layers: int | None
+    max_position_embeddings: int | None
+    layers: tuple[LayerDescription, ...]
+    nope_layers: tuple[int, ...]
+    softmax_scale: float
+    query_temperature: QueryTemperature | None
+    notes: tuple[str, ...]
+
+    def __str__(self) -> str:
+        lines = [f"{self.name} ({self.model_type}, {self.spelling} spelling)"]
+        heads = []
+        if self.num_layers is not None:
+            heads.append(f"{self.num_layers} layers")
+        if self.num_heads is not None:
+            heads.append(f"{self.num_heads} query heads")
+        if self.num_kv_heads is not None and self.num_kv_heads != self.num_heads:
+            heads.append(f"{self.num_kv_heads} key/value heads")
+        lines.append("  " + ", ".join([*heads, f"q/k head {self.head_dim}"]))
+        if self.max_position_embeddings is not None:
+            lines.append(f"  max_position_embeddings {self.max_position_embeddings:,}")
+        for layer in self.layers:
+            lines.extend(layer.lines())
+        if self.nope_layers:
+            lines.append(f"  {len(self.nope_layers)} layers without RoPE (NoPE)")
+        if self.softmax_scale != 1.0:
+            lines.append(f"  softmax scale 1/sqrt({self.head_dim}) x {self.softmax_scale:.6f}")
+        temp = self.query_temperature
+        if temp is not None:
+            which = "all layers" if len(temp.layers) == self.num_layers else "the NoPE layers"
+            offset = "(m + 1)" if temp.offset else "m"
+            lines.append(
+                f"  queries of {which} x 1 + {temp.beta:g} ln(1 + floor({offset} / {temp.length:,}))"
+            )
+            lines.append(f"    (from {temp.source}; first > 1 at position {temp.first_change():,})")
+        return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _wrap(items: list[str], indent: str, width: int = 79) -> list[str]:
+    lines, current = [], indent
+    for item in items:
+        piece = item if current == indent else ", " + item
+        if len(current) + len(piece) > width and current != indent:
+            lines.append(current + ",")
+            current, piece = indent, item
+        current += piece
+    lines.append(current)
+    return lines
+
+
+def _method_parameters(flat: dict[str, Any], original: int | None) -> tuple[tuple[str, Any], ...]:
+    kind = flat["rope_type"]
+    if kind == "yarn":
+        out: list[tuple[str, Any]] = [
+            ("beta_fast", flat.get("beta_fast") or 32),
+            ("beta_slow", flat.get("beta_slow") or 1),
+        ]
+        if "truncate" in flat:
+            out.append(("truncate", bool(flat["truncate"])))
+        for key in ("mscale", "mscale_all_dim"):
+            if flat.get(key) is not None:
+                out.append((key, flat[key]))
+        return tuple(out)
+    if kind == "llama3":
+        low, high = float(flat["low_freq_factor"]), float(flat["high_freq_factor"])
+        return (
+            ("low_freq_factor", low),
+            ("high_freq_factor", high),
+            ("kept below wavelength", original / high),
+            ("divided above", original / low),
+        )
+    if kind == "longrope":
+        short = np.asarray(flat["short_factor"], dtype=np.float64)
+        long = np.asarray(flat["long_factor"], dtype=np.float64)
+        return (
+            ("short factors", f"{short.min():.2f}..{short.max():.2f}"),
+            ("long factors", f"{long.min():.2f}..{long.max():.2f}"),
+        )
+    if kind == "proportional":
+        return (("rotated fraction", flat.get("partial_rotary_factor", 1.0)),)
+    return ()
+
+
+def _describe_layer(entry: LayerRope, seq_len: int | None) -> LayerDescription:
+    flat = entry.rope_parameters
+    inv, attention = frequencies_from_config(entry.config, seq_len)
+    reference_params = {
+        "rope_type": "default",
+        "rope_theta": flat["rope_theta"],
+        "partial_rotary_factor": flat.get("partial_rotary_factor", 1.0),
+    }
+    if flat["rope_type"] == "proportional":
+        reference_params = dict(flat, factor=1.0)
+    reference = dict(entry.config, rope_parameters=reference_params)
+    reference.pop("original_max_position_embeddings", None)
+    theta, _ = frequencies_from_config(reference)
+    original = entry.config.get("original_max_position_embeddings") or flat.get(
+        "original_max_position_embeddings"
+    )
+    factor = flat.get("factor")
+    kind = flat["rope_type"]
+    if kind in ("yarn", "longrope") and factor is None:
+        max_len = entry.config.get("max_position_embeddings")
+        factor = None if (max_len is None or original is None) else max_len / original
+    if kind == "default":
+        factor, original = None, None
+    elif kind in ("linear", "dynamic", "proportional"):
+        original = None
+    labels = plane_kinds(theta, inv, None if factor is None else float(factor))
+    rotating = inv > 0
+    return LayerDescription(
+        layer_type=entry.layer_type,
+        num_layers=len(entry.layers) if entry.layers else None,
+        rope_type=kind,
+        base=float(flat["rope_theta"]),
+        rotary_dim=2 * int(np.count_nonzero(theta > 0)),
+        factor=None if factor is None else float(factor),
+        original_length=None if original is None else int(original),
+        attention_factor=float(attention),
+        kept=int(np.sum(labels == "kept")),
+        stretched=int(np.sum(labels == "stretched")),
+        interpolated=int(np.sum(labels == "interpolated")),
+        longest_wavelength=(
+            float(2 * math.pi / theta[theta > 0].min()),
+            float(2 * math.pi / inv[rotating].min()),
+        ),
+        parameters=_method_parameters(flat, None if original is None else int(original)),
+        inv_freq=tuple(float(x) for x in inv),
+    )
+
+
+def _name(config: Any, fields: RopeFields) -> str:
+    if isinstance(config, dict):
+        source = config.get("_source")
+        if isinstance(source, dict) and source.get("model"):
+            return str(source["model"])
+        if config.get("_name_or_path"):
+            return str(config["_name_or_path"])
+    return fields.model_type
+
+
+def describe_config(config: Any, seq_len: int | None = None) -> RopeDescription:
+    """Decode a released ``config.json`` (mapping or transformers config) into a report.
+
+    Args:
+        config: the config as released: transformers 4 or 5 spelling, nested
+            ``text_config`` allowed (see :mod:`ropelab.config_fields`).
+        seq_len: the current sequence length, for the rope types that depend on it
+            (``dynamic``; ``longrope`` switches to its long factors beyond the original
+            length); ``None`` means "at initialisation", as in transformers.
+
+    Returns:
+        A :class:`RopeDescription`; ``print`` it for the report.
+    """
+    fields = normalize_config(config)
+    layers = tuple(_describe_layer(entry, seq_len) for entry in fields.layers)
+    return RopeDescription(
+        name=_name(config, fields),
+        model_type=fields.model_type,
+        spelling=fields.spelling,
+        head_dim=fields.head_dim,
+        num_heads=fields.num_heads,
+        num_kv_heads=fields.num_kv_heads,
+        num_layers=fields.num_layers,
+        max_position_embeddings=fields.max_position_embeddings,
+        layers=layers,
+        nope_layers=fields.nope_layers,
+        softmax_scale=fields.softmax_scale,
+        query_temperature=fields.query_temperature,
+        notes=fields.notes,
+    )
