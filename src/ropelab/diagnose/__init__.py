@@ -1,0 +1,17 @@
+"""Check an implementation of RoPE and name its bug: :func:`diagnose_rope` (chapter 3A).
+
+Modules, one job each:
+
+* :mod:`~ropelab.diagnose.api` -- :func:`diagnose_rope`, the order of the checks;
+* :mod:`~ropelab.diagnose.probes` -- calling the implementation safely on built inputs;
+* :mod:`~ropelab.diagnose.structure` -- the pairing and the cos/sin table, read off matrices;
+* :mod:`~ropelab.diagnose.angles` -- direction, positions, frequencies, precision;
+* :mod:`~ropelab.diagnose.properties` -- norm preservation and relative scores, measured;
+* :mod:`~ropelab.diagnose.explain` -- the words of each finding;
+* :mod:`~ropelab.diagnose.report` -- :class:`Finding`, :class:`Diagnosis`, :data:`CODES`.
+"""
+
+from .api import diagnose_rope
+from .report import CODES, Diagnosis, Finding
+
+__all__ = ["CODES", "Diagnosis", "Finding", "diagnose_rope"]

@@ -1,0 +1,396 @@
+r"""``diagnose_rope``: check an implementation of RoPE and name the bug (chapter 3A).
+
+The checks run in the order of the causes they can rule out:
+
+1. A call with random rows at small positions: does fn run, return x's shape, finite values?
+2. The same rows at other positions, and in reverse order: does fn read its positions, and
+   only the position of each row? (``identity``, ``positions``)
+3. The matrix of ``x -> fn(x, m)`` at 24 positions from 0 to :math:`2^{20}`, one call each
+   with the d unit vectors as rows, and a call with a query and a key at pairs of positions.
+   If every output equals the exact rotation to 1e-9 (relative), the diagnosis is OK.
+4. Otherwise the pairing and the cos/sin table are read off the matrices
+   (:mod:`~ropelab.diagnose.structure`: ``pairing``, ``table_mismatch``), then the angle of
+   every plane (:mod:`~ropelab.diagnose.angles`: ``direction``, ``positions``,
+   ``frequencies``, ``precision``). Only what these causes leave unexplained is reported as a
+   failed property (:mod:`~ropelab.diagnose.properties`: ``not_orthogonal``,
+   ``not_relative``), so that each root cause gives one finding, not one per symptom.
+
+About 30 calls of at most ``dim`` rows each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .._checks import check_base, check_dim, check_layout
+from ..core import apply_rope, inv_freq, rotation_matrix
+from . import explain
+from .angles import (
+    ROUNDING,
+    Direction,
+    Frequencies,
+    Offset,
+    PositionMap,
+    Precision,
+    analyse_angles,
+    effective_position,
+)
+from .probes import (
+    MATRIX_POSITIONS,
+    OTHER_ROW_POSITIONS,
+    PAIR_GROUPS,
+    ROW_POSITIONS,
+    Outcome,
+    Prober,
+)
+from .properties import combine, matrix_norms, matrix_scores, row_norms, score_spread
+from .report import Diagnosis, Finding
+from .structure import Structure, plane_angles, read_structure, wrap
+
+#: The verdict "exact": every output within this of the exact rotation, relative to ‖x‖.
+TOLERANCE = 1e-9
+#: Beyond this relative difference, two calls disagree about the same row at the same position.
+INCONSISTENT = 0.03
+
+
+def diagnose_rope(
+    fn: Callable[[np.ndarray, np.ndarray], Any],
+    *,
+    layout: str = "half",
+    dim: int = 64,
+    base: float = 10000.0,
+) -> Diagnosis:
+    r"""Check an implementation of RoPE and name what is wrong with it (chapter 3A).
+
+    ``fn(x, positions)`` receives a float64 numpy array ``x`` of shape ``(seq, dim)`` and an
+    int64 array ``positions`` of shape ``(seq,)`` and returns the rotated array (numpy, or
+    anything ``np.asarray`` reads, such as a CPU torch tensor). It is compared with the exact
+    rotation :math:`R^d_{\Theta,m}` of ``layout`` with :math:`\theta_i = \beta^{-2i/d}`
+    (RoFormer eq. 15 and 34) at positions up to :math:`2^{20}`.
+
+    Args:
+        fn: the implementation under test.
+        layout: the pairing fn means to implement: ``"half"`` (pairs ``(i, i + d/2)``,
+            transformers' ``rotate_half``) or ``"interleaved"`` (pairs ``(2i, 2i+1)``).
+        dim: the rotary dimension *d*, a positive even integer.
+        base: :math:`\beta > 0` (``rope_theta``).
+
+    Returns:
+        A :class:`~ropelab.diagnose.report.Diagnosis`: ``ok`` is True when every output equals
+        the exact rotation to 1e-9 (relative to the input's norm); otherwise ``findings`` has
+        one :class:`~ropelab.diagnose.report.Finding` per root cause, with a code from
+        :data:`~ropelab.diagnose.report.CODES`. An exception raised inside ``fn`` becomes an
+        ``"exception"`` finding; it is never propagated.
+
+    Raises:
+        ValueError: ``fn`` is not callable, ``dim`` is not a positive even integer, ``base``
+            is not a positive finite number, or ``layout`` is unknown.
+    """
+    if not callable(fn):
+        raise ValueError(
+            f"fn must be callable as fn(x, positions), got {type(fn).__name__} {fn!r:.60}"
+        )
+    layout = check_layout(layout)
+    dim = check_dim(dim)
+    base = check_base(base)
+    run = _Run(Prober(fn, dim), layout, dim, base)
+    findings = run.diagnose()
+    return Diagnosis(
+        findings=findings,
+        layout=layout,
+        dim=dim,
+        base=base,
+        calls=run.prober.calls,
+        max_error=run.max_error,
+        positions=max(MATRIX_POSITIONS),
+    )
+
+
+class _Run:
+    """One diagnosis: the probes, their exact references, and the reasoning over them."""
+
+    def __init__(self, prober: Prober, layout: str, dim: int, base: float) -> None:
+        self.prober, self.layout, self.dim, self.base = prober, layout, dim, base
+        self.theta = inv_freq(dim, base)
+        self.max_error = float("nan")
+        self.matrices: dict[int, np.ndarray] = {}  # position -> matrix (NaN when not finite)
+        self.exception: Finding | None = None
+
+    # ---------------------------------------------------------------- the probes
+
+    def exact(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return apply_rope(x, positions.astype(np.float64), base=self.base, layout=self.layout)
+
+    def _failure(self, outcome: Outcome, ran_up_to: int | None = None) -> Finding | None:
+        if outcome.error is not None:
+            where = _describe_positions(outcome.positions)
+            return explain.exception(outcome.error, where, ran_up_to, self.dim)
+        if outcome.shape_problem is not None:
+            return explain.shape(outcome.shape_problem, outcome.x.shape)
+        return None
+
+    def diagnose(self) -> list[Finding]:
+        x = self.prober.random_rows(len(ROW_POSITIONS))
+        first = self.prober.call(x, ROW_POSITIONS)
+        failure = self._failure(first)
+        if failure is not None:
+            return [failure]
+        if not first.finite_rows().all():
+            return [explain.shape("NaN or infinity at positions 0 to 8", x.shape)]
+        reference = self.exact(x, ROW_POSITIONS)
+        self.max_error = _relative_error(first.output, reference, x)
+
+        moved = self.prober.call(x, OTHER_ROW_POSITIONS)
+        failure = self._failure(moved)
+        if failure is not None:
+            return [failure]
+        change = float(np.abs(moved.output - first.output).max())
+        if change <= 1e-12 * max(1.0, float(np.abs(first.output).max())):
+            unrotated = float(np.abs(first.output - x).max())
+            if unrotated <= 1e-12:
+                return [explain.identity(unrotated, float(np.abs(reference - x).max()))]
+            used = self._row_positions(x, first.output)
+            return [explain.positions_ignored(change, used, ROW_POSITIONS.tolist())]
+
+        reversed_ = self.prober.call(x[::-1], ROW_POSITIONS[::-1])
+        failure = self._failure(reversed_)
+        if failure is not None:
+            return [failure]
+        change = float(np.abs(reversed_.output[::-1] - first.output).max())
+        if change > TOLERANCE * float(np.linalg.norm(x, axis=-1).max()):
+            return [explain.row_order(change)]
+
+        failure = self._read_matrices()
+        if failure is not None and failure.code == "shape":
+            return [failure]
+        self.exception = failure
+        pairs = self.prober.random_rows(2)
+        pairs /= np.linalg.norm(pairs, axis=-1, keepdims=True)  # unit q and k: scores in [-1, 1]
+        pair_outcome = self._pair_probe(pairs)
+        failure = self._failure(pair_outcome)
+        if failure is not None and failure.code == "shape":
+            return [failure]
+        if failure is not None and self.exception is None:
+            self.exception = failure
+
+        self._measure_errors(first, pair_outcome)
+        if self.exception is None and self.max_error <= TOLERANCE:
+            return []
+        findings = [self.exception] if self.exception is not None else []
+        return findings + self._explain(first, pair_outcome, pairs)
+
+    def _read_matrices(self) -> Finding | None:
+        """Read M(m) at every probe position; the first failure (exception or shape)."""
+        last_ok = None
+        for position in MATRIX_POSITIONS:
+            outcome = self.prober.matrix(position)
+            failure = self._failure(outcome, last_ok)
+            if failure is not None:  # larger positions would fail the same way
+                return failure
+            self.matrices[position] = outcome.output.T.copy()
+            last_ok = position
+        return None
+
+    def _pair_probe(self, pairs: np.ndarray) -> Outcome | None:
+        """A query and a key at every pair of PAIR_GROUPS, in one call."""
+        rows, positions = [], []
+        for group in PAIR_GROUPS:
+            for m, n in group:
+                rows += [pairs[0], pairs[1]]
+                positions += [m, n]
+        return self.prober.call(np.array(rows), np.array(positions, dtype=np.int64))
+
+    def _measure_errors(self, first: Outcome, pair_outcome: Outcome | None) -> None:
+        errors = [self.max_error]
+        for position, matrix in self.matrices.items():
+            exact = rotation_matrix(position, self.dim, self.base, self.layout)
+            errors.append(_nan_max(np.abs(matrix - exact)))
+        if pair_outcome is not None and pair_outcome.output is not None:
+            reference = self.exact(pair_outcome.x, pair_outcome.positions)
+            errors.append(_relative_error(pair_outcome.output, reference, pair_outcome.x))
+        self.max_error = float(max(errors))
+
+    # ---------------------------------------------------------------- the reasoning
+
+    def _row_positions(self, x: np.ndarray, y: np.ndarray) -> list[int] | None:
+        """The position each row was rotated as, if every row is a rotation of the layout."""
+        used = []
+        for layout in (self.layout, explain.other_layout(self.layout)):
+            from .structure import layout_pairs
+
+            first, second = layout_pairs(self.dim, layout)
+            angles = np.arctan2(
+                x[:, first] * y[:, second] - x[:, second] * y[:, first],
+                x[:, first] * y[:, first] + x[:, second] * y[:, second],
+            )
+            used = [effective_position(row, self.theta) for row in angles]
+            if all(p is not None for p in used):
+                return [int(p) for p in used]
+        return None
+
+    def _consistency(self, first: Outcome, pair_outcome: Outcome | None) -> float:
+        """Largest relative difference between a call's rows and M(position) @ row."""
+        worst = 0.0
+        for outcome in (first, pair_outcome):
+            if outcome is None or outcome.output is None:
+                continue
+            for row, position, out in zip(
+                outcome.x, outcome.positions, outcome.output, strict=True
+            ):
+                matrix = self.matrices.get(int(position))
+                if (
+                    matrix is None
+                    or not np.all(np.isfinite(matrix))
+                    or not np.all(np.isfinite(out))
+                ):
+                    continue
+                difference = np.linalg.norm(out - matrix @ row) / np.linalg.norm(row)
+                worst = max(worst, float(difference))
+        return worst
+
+    def _context(self, pairs: np.ndarray, pair_outcome: Outcome | None, linear: bool):
+        """The property measurements every message may quote."""
+        finite = {p: m for p, m in self.matrices.items() if np.all(np.isfinite(m))}
+        norms = spread = None
+        if finite:
+            if linear:  # singular values are the norm changes only for a linear map
+                norms = matrix_norms(np.stack(list(finite.values())))
+            spread = score_spread(matrix_scores(finite, pairs[0], pairs[1]))
+            if spread is not None:
+                spread = replace(spread, separate_calls=True)
+        if pair_outcome is not None and pair_outcome.output is not None:
+            rows = pair_outcome.finite_rows()
+            norms = combine(norms, row_norms(pair_outcome.x[rows], pair_outcome.output[rows]))
+            scores = {}
+            out, pos = pair_outcome.output, pair_outcome.positions
+            for k in range(0, len(pos), 2):
+                if rows[k] and rows[k + 1]:
+                    scores[(int(pos[k]), int(pos[k + 1]))] = float(out[k] @ out[k + 1])
+            in_call = score_spread(scores)
+            if in_call is not None and (spread is None or in_call.defect > spread.defect):
+                spread = in_call
+        if spread is not None:
+            exact = rotation_matrix(spread.distance, self.dim, self.base, self.layout)
+            spread = replace(spread, expected=float(pairs[0] @ exact @ pairs[1]))
+        return explain.Context(
+            self.layout, self.dim, self.base, self.theta, self.max_error, norms, spread
+        )
+
+    def _explain(self, first: Outcome, pair_outcome: Outcome | None, pairs: np.ndarray):
+        inconsistency = self._consistency(first, pair_outcome)
+        linear = inconsistency <= INCONSISTENT
+        ctx = self._context(pairs, pair_outcome, linear)
+        finite = {p: m for p, m in self.matrices.items() if np.all(np.isfinite(m))}
+        if not linear:
+            note = (
+                f" (the same row at the same position gives outputs {inconsistency:.2f} apart "
+                "in different calls: fn depends on the rest of the call)"
+            )
+            return [self._property_finding(ctx, note)]
+        if not {0, 1, 2, 3} <= set(finite):
+            return [self._property_finding(ctx, "")]
+        structure = read_structure(np.stack([finite[p] for p in sorted(finite)]))
+        return self._explain_structure(structure, sorted(finite), ctx)
+
+    def _explain_structure(self, structure: Structure, positions: list[int], ctx) -> list[Finding]:
+        if structure.pairing == "diagonal":
+            return [
+                self._property_finding(
+                    ctx, ": no coordinate is mixed with its partner (is the sin term missing?)"
+                )
+            ]
+        if structure.pairing == "general":
+            return [self._property_finding(ctx, ": outputs mix more than two coordinates")]
+        if structure.pairing == "other":
+            return [explain.pairing("other", structure.pairs, ctx)]
+        findings: list[Finding] = []
+        pairing_layout = structure.pairing
+        if pairing_layout in structure.table:
+            planes = pairing_layout
+            if pairing_layout != self.layout:
+                findings.append(explain.pairing(pairing_layout, structure.pairs, ctx))
+        elif structure.table:
+            planes = structure.table[0]
+            index = {p: k for k, p in enumerate(positions)}
+            steps = wrap(structure.angles[index[1]] - structure.angles[index[0]])
+            findings.append(explain.table_mismatch(planes, pairing_layout, steps, ctx))
+        else:
+            return [
+                *findings,
+                self._property_finding(
+                    ctx, ": the two coordinates of a pair are not turned by one rotation"
+                ),
+            ]
+        amp_dev = np.abs(structure.amplitudes - 1.0).max(axis=1)
+        if amp_dev.max() > ROUNDING:
+            return [*findings, self._property_finding(ctx, _amplitude_note(structure))]
+        all_positions = np.array(MATRIX_POSITIONS, dtype=np.int64)
+        phi = np.full((len(all_positions), self.dim // 2), np.nan)
+        dev = np.zeros(len(all_positions))
+        rows = plane_angles(structure, planes)
+        lookup = {p: k for k, p in enumerate(positions)}
+        for k, p in enumerate(all_positions):
+            if int(p) in lookup:
+                phi[k] = rows[lookup[int(p)]]
+                dev[k] = amp_dev[lookup[int(p)]]
+        present = np.array([int(p) in self.matrices for p in all_positions])
+        report = analyse_angles(all_positions[present], phi[present], dev[present], self.theta)
+        errors = self._matrix_errors(all_positions[present])
+        for cause in report.causes:
+            findings.append(
+                self._angle_finding(cause, ctx, phi, all_positions, errors, all_positions[present])
+            )
+        if not report.explained:
+            findings.append(self._property_finding(ctx, ""))
+        return findings
+
+    def _matrix_errors(self, positions: np.ndarray) -> np.ndarray:
+        errors = np.empty(len(positions))
+        for k, position in enumerate(positions):
+            matrix = self.matrices[int(position)]
+            exact = rotation_matrix(int(position), self.dim, self.base, self.layout)
+            errors[k] = np.abs(matrix - exact).max() if np.all(np.isfinite(matrix)) else np.inf
+        return errors
+
+    def _angle_finding(self, cause, ctx, phi, all_positions, errors, present) -> Finding:
+        if isinstance(cause, Direction):
+            k = int(np.flatnonzero(all_positions == 1)[0])
+            return explain.direction(ctx, float(phi[k, 0]))
+        if isinstance(cause, Offset | PositionMap):
+            return explain.positions_cause(cause, ctx)
+        if isinstance(cause, Frequencies):
+            return explain.frequencies(cause, ctx)
+        if isinstance(cause, Precision):
+            return explain.precision(cause, present, errors)
+        raise TypeError(f"unknown cause {cause!r}")  # pragma: no cover
+
+    def _property_finding(self, ctx, note: str) -> Finding:
+        norm = ctx.norms.defect if ctx.norms is not None else 0.0
+        if norm > TOLERANCE:
+            return explain.not_orthogonal(ctx, note)
+        return explain.not_relative(ctx, note)
+
+
+def _amplitude_note(structure: Structure) -> str:
+    amplitudes = structure.amplitudes[1:]  # position 0 may be exact
+    if np.ptp(amplitudes) <= 1e-9:
+        return f": every cos/sin pair has length {amplitudes.flat[0]:.4f} instead of 1"
+    return ": the two coordinates of a pair are not turned by one rotation"
+
+
+def _relative_error(output: np.ndarray, reference: np.ndarray, x: np.ndarray) -> float:
+    difference = np.linalg.norm(output - reference, axis=-1) / np.linalg.norm(x, axis=-1)
+    return float(np.nanmax(np.where(np.isfinite(difference), difference, np.inf)))
+
+
+def _nan_max(values: np.ndarray) -> float:
+    return float(np.max(np.where(np.isfinite(values), values, np.inf)))
+
+
+def _describe_positions(positions: np.ndarray) -> str:
+    low, high = int(positions.min()), int(positions.max())
+    return f"all equal to {low}" if low == high else f"from {low} to {high}"

@@ -1,0 +1,98 @@
+r"""The two properties the book proved, measured on an implementation (chapters 1-3).
+
+* Norm preservation: :math:`\lVert R_m x\rVert = \lVert x\rVert`. Measured by the singular
+  values of the matrix of ``x -> fn(x, m)`` (all equal to 1 for a rotation) or, when ``fn`` is
+  not linear, by the norms of random rows.
+* Relative scores: :math:`(R_m q)^\top (R_n k) = q^\top R_{n-m} k` depends on *m* and *n* only
+  through :math:`n - m`. Measured as the spread of the score of one fixed pair ``q, k`` over
+  position pairs that share :math:`n - m`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class NormChange:
+    """Smallest and largest ‖fn(x)‖ / ‖x‖ seen; ``defect`` is the largest |ratio - 1|."""
+
+    low: float
+    high: float
+
+    @property
+    def defect(self) -> float:
+        return max(abs(self.low - 1.0), abs(self.high - 1.0))
+
+
+@dataclass(frozen=True)
+class ScoreSpread:
+    """The worst group of position pairs sharing n - m: its scores and where they differ most."""
+
+    distance: int
+    low: tuple[int, int, float]  # (m, n, score)
+    high: tuple[int, int, float]
+    expected: float = float("nan")  # the exact rotation's score at this distance
+    separate_calls: bool = False  # q and k rotated in different calls of fn
+
+    @property
+    def defect(self) -> float:
+        return abs(self.high[2] - self.low[2])
+
+
+def matrix_norms(matrices: np.ndarray) -> NormChange:
+    """Norm change from the singular values of each matrix ``(K, d, d)``."""
+    singular = np.linalg.svd(matrices, compute_uv=False)
+    return NormChange(float(singular.min()), float(singular.max()))
+
+
+def row_norms(x: np.ndarray, y: np.ndarray) -> NormChange:
+    """Norm change from rows: ‖y_k‖ / ‖x_k‖."""
+    ratio = np.linalg.norm(y, axis=-1) / np.linalg.norm(x, axis=-1)
+    return NormChange(float(ratio.min()), float(ratio.max()))
+
+
+def combine(*changes: NormChange | None) -> NormChange | None:
+    """The widest range of several norm measurements."""
+    present = [c for c in changes if c is not None]
+    if not present:
+        return None
+    return NormChange(min(c.low for c in present), max(c.high for c in present))
+
+
+def score_spread(scores: dict[tuple[int, int], float]) -> ScoreSpread | None:
+    """The group of pairs (m, n) with equal n - m whose scores differ most."""
+    groups: dict[int, list[tuple[int, int, float]]] = {}
+    for (m, n), value in scores.items():
+        groups.setdefault(n - m, []).append((m, n, value))
+    worst = None
+    for distance, members in groups.items():
+        if len(members) < 2:
+            continue
+        low = min(members, key=lambda item: item[2])
+        high = max(members, key=lambda item: item[2])
+        spread = ScoreSpread(distance, low, high)
+        if worst is None or spread.defect > worst.defect:
+            worst = spread
+    return worst
+
+
+def matrix_scores(
+    matrices: dict[int, np.ndarray],
+    q: np.ndarray,
+    k: np.ndarray,
+    distances: tuple[int, ...] = (0, 1, 2, 3, 5),
+) -> dict[tuple[int, int], float]:
+    """Scores (M_m q)·(M_n k) for every pair of probed positions m <= n whose distance
+    n - m is one of ``distances`` (q and k rotated in separate calls, as a key cache does)."""
+    positions = sorted(matrices)
+    rotated_q = {p: matrices[p] @ q for p in positions}
+    rotated_k = {p: matrices[p] @ k for p in positions}
+    return {
+        (m, n): float(rotated_q[m] @ rotated_k[n])
+        for m in positions
+        for n in positions
+        if n - m in distances
+    }

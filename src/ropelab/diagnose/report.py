@@ -1,0 +1,115 @@
+"""What :func:`ropelab.diagnose_rope` returns: findings with a fixed vocabulary of codes.
+
+A :class:`Finding` names one root cause (its ``code``) and explains it in ``message``: what is
+wrong, the evidence (measured numbers) and the fix. A :class:`Diagnosis` collects the findings;
+``str(diagnosis)`` is the report a student reads (chapter 3A), wrapped to 79 columns.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+
+#: The codes a finding can carry, one per root cause (chapter 3A, "Find the bug"):
+#:
+#: * ``shape``: the output's shape differs from the input's, it is not real, or not finite.
+#: * ``identity``: fn returns its input unrotated.
+#: * ``pairing``: an exact rotation, but of another pairing than the declared layout.
+#: * ``table_mismatch``: the cos/sin table is laid out for one pairing and the rotation pairs
+#:   coordinates the other way.
+#: * ``direction``: rotates by −mθ_i instead of +mθ_i.
+#: * ``frequencies``: wrong θ_i (the message gives the measured ones).
+#: * ``positions``: ignores the given positions, offsets them, or reads some as others.
+#: * ``precision``: angles or tables computed in a low precision.
+#: * ``not_orthogonal``: norms change and no cause above explains it.
+#: * ``not_relative``: scores depend on more than m − n and no cause above explains it.
+#: * ``exception``: fn raised an exception (the message quotes it).
+CODES = (
+    "shape",
+    "identity",
+    "pairing",
+    "table_mismatch",
+    "direction",
+    "frequencies",
+    "positions",
+    "precision",
+    "not_orthogonal",
+    "not_relative",
+    "exception",
+)
+
+WIDTH = 79  # the book's page column
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One root cause: a code from :data:`CODES` and a message (what, evidence, fix)."""
+
+    code: str
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"code must be one of {CODES}, got {self.code!r}")
+
+    def __str__(self) -> str:
+        return _wrap_block(f"{self.code}:", self.message)
+
+
+def finding(code: str, what: str, evidence: str, fix: str) -> Finding:
+    """A finding whose message has the three parts of the report, one paragraph each."""
+    return Finding(code, f"{what}\nEvidence: {evidence}\nFix: {fix}")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The verdict of :func:`ropelab.diagnose_rope` on one implementation.
+
+    Attributes:
+        findings: one :class:`Finding` per root cause; empty when the implementation is right.
+        layout, dim, base: what the implementation was checked against.
+        calls: how many times ``fn`` was called.
+        max_error: the largest difference from the exact rotation over all probes, relative
+            to the input's norm (NaN when ``fn`` could not be compared at all).
+        positions: the largest position probed.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    layout: str = "half"
+    dim: int = 64
+    base: float = 10000.0
+    calls: int = 0
+    max_error: float = float("nan")
+    positions: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no finding: fn is the exact rotation to 1e-9 (relative)."""
+        return not self.findings
+
+    @property
+    def codes(self) -> list[str]:
+        """The codes of the findings, in the order they were found."""
+        return [f.code for f in self.findings]
+
+    def __str__(self) -> str:
+        head = f"RoPE check (layout {self.layout!r}, dim {self.dim}, base {self.base:g}): "
+        if self.ok:
+            body = (
+                f"fn is the exact rotation: max relative error {self.max_error:.1e} at "
+                f"positions 0 to {self.positions} ({self.calls} calls)."
+            )
+            return textwrap.fill(head + "OK. " + body, WIDTH)
+        count = len(self.findings)
+        lines = [textwrap.fill(head + f"{count} problem{'s' * (count > 1)}.", WIDTH)]
+        lines += [str(f) for f in self.findings]
+        return "\n".join(lines)
+
+
+def _wrap_block(label: str, message: str) -> str:
+    """``label`` then each paragraph of ``message``, wrapped, continuation lines indented."""
+    out = []
+    for number, paragraph in enumerate(message.split("\n")):
+        first = f"{label} {paragraph}" if number == 0 else f"  {paragraph}"
+        out.append(textwrap.fill(first, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
+    return "\n".join(out)

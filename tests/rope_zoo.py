@@ -1,0 +1,372 @@
+"""A zoo of RoPE implementations for tests/test_diagnose.py: correct ones and broken ones.
+
+Every function has the signature ``fn(x, positions, base=10000.0)`` that
+:func:`ropelab.diagnose_rope` calls (``x`` float64 ``(seq, d)``, ``positions`` int64
+``(seq,)``); ``d`` is read from ``x``. None of them uses ropelab: the correct ones are written
+independently (numpy pairwise, numpy and torch rotate_half, numpy and torch complex form), and
+each broken one carries one bug class from the public record, named in its docstring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+BASE = 10000.0
+
+
+def _theta(d: int, base: float) -> np.ndarray:
+    return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+
+
+# ----------------------------------------------------------------------------- correct
+
+
+def numpy_pairwise(x, positions, base=BASE):
+    """Interleaved: plane i is (x_2i, x_2i+1), written out pair by pair (RoFormer eq. 34)."""
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    cos, sin = np.cos(angle), np.sin(angle)
+    even, odd = x[:, 0::2], x[:, 1::2]
+    out = np.empty_like(x)
+    out[:, 0::2] = even * cos - odd * sin
+    out[:, 1::2] = odd * cos + even * sin
+    return out
+
+
+def numpy_rotate_half(x, positions, base=BASE):
+    """Half split: x·cos + rotate_half(x)·sin with a table of two equal halves."""
+    half = x.shape[-1] // 2
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * np.cos(table) + rotated * np.sin(table)
+
+
+def numpy_complex(x, positions, base=BASE):
+    """Interleaved, as complex numbers z_i = x_2i + i x_2i+1 times e^(i m θ_i)."""
+    z = x[:, 0::2] + 1j * x[:, 1::2]
+    z = z * np.exp(1j * positions[:, None] * _theta(x.shape[-1], base))
+    return np.stack([z.real, z.imag], axis=-1).reshape(x.shape)
+
+
+def numpy_dense(x, positions, base=BASE, layout="half"):
+    """The block-diagonal matrix of every position, built entry by entry (chapter 3)."""
+    d = x.shape[-1]
+    if layout == "half":
+        pairs = [(i, i + d // 2) for i in range(d // 2)]
+    else:
+        pairs = [(2 * i, 2 * i + 1) for i in range(d // 2)]
+    out = np.empty_like(x)
+    for row, m in enumerate(positions):
+        matrix = np.zeros((d, d))
+        for (a, b), theta in zip(pairs, _theta(d, base), strict=True):
+            c, s = np.cos(m * theta), np.sin(m * theta)
+            matrix[a, a], matrix[a, b], matrix[b, a], matrix[b, b] = c, -s, s, c
+        out[row] = matrix @ x[row]
+    return out
+
+
+def _torch_inv_freq(d: int, base: float, dtype=torch.float64) -> torch.Tensor:
+    return 1.0 / base ** (torch.arange(0, d, 2, dtype=dtype) / d)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def torch_rotate_half(x, positions, base=BASE):
+    """Half split in torch, transformers' formula with float64 angles."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos() + _rotate_half(x) * emb.sin()
+
+
+def torch_complex(x, positions, base=BASE):
+    """Interleaved, as Meta's Llama code: view_as_complex times polar(1, mθ)."""
+    x = torch.from_numpy(x)
+    freqs = torch.outer(torch.from_numpy(positions).double(), _torch_inv_freq(x.shape[-1], base))
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+    return torch.view_as_real(pairs * freqs_cis).flatten(-2)
+
+
+# ----------------------------------------------------------------------------- broken
+
+
+def numpy_complex_unconverted(x, positions, base=BASE):
+    """shape: returns the complex numbers, never turned back into pairs of reals."""
+    z = x[:, 0::2] + 1j * x[:, 1::2]
+    return z * np.exp(1j * positions[:, None] * _theta(x.shape[-1], base))
+
+
+def torch_stack_unflattened(x, positions, base=BASE):
+    """shape: stacks the two halves of each pair but forgets to flatten them."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    even, odd = x[:, 0::2], x[:, 1::2]
+    return torch.stack(
+        (even * freqs.cos() - odd * freqs.sin(), odd * freqs.cos() + even * freqs.sin()), dim=-1
+    )
+
+
+def numpy_returns_input(x, positions, base=BASE):
+    """identity: computes the rotation into q_rot and returns q (a variable mix-up)."""
+    q = x
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    half = x.shape[-1] // 2
+    q_rot = q * np.cos(table) + np.concatenate([-q[:, half:], q[:, :half]], -1) * np.sin(table)
+    assert q_rot.shape == q.shape
+    return q
+
+
+def torch_zero_positions(x, positions, base=BASE):
+    """identity: the position tensor is created with zeros_like instead of from the input."""
+    x = torch.from_numpy(x)
+    position_ids = torch.zeros_like(torch.from_numpy(positions))
+    freqs = position_ids.double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos() + _rotate_half(x) * emb.sin()
+
+
+def torch_seed003(x, positions, base=BASE):
+    """table_mismatch: a half-split table cat(mθ, mθ) with an adjacent-pair rotation
+    (-x_2i+1, x_2i) (the PyTorch module of the book's source 003), declared half."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    angles = torch.cat((freqs, freqs), dim=-1)
+    rotated = torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)
+    return x * angles.cos() + rotated * angles.sin()
+
+
+def numpy_repeat_table_rotate_half(x, positions, base=BASE):
+    """table_mismatch: an interleaved table repeat(mθ, 2) with rotate_half, declared half."""
+    half = x.shape[-1] // 2
+    angle = np.repeat(positions[:, None] * _theta(x.shape[-1], base), 2, axis=-1)
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * np.cos(angle) + rotated * np.sin(angle)
+
+
+def numpy_rotate_half_wrong_sign(x, positions, base=BASE):
+    """direction: rotate_half written as (x2, -x1)."""
+    half = x.shape[-1] // 2
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    rotated = np.concatenate([x[:, half:], -x[:, :half]], axis=-1)
+    return x * np.cos(table) + rotated * np.sin(table)
+
+
+def torch_complex_conjugate(x, positions, base=BASE):
+    """direction: multiplies by the conjugate of freqs_cis (e^(-imθ))."""
+    x = torch.from_numpy(x)
+    freqs = torch.outer(torch.from_numpy(positions).double(), _torch_inv_freq(x.shape[-1], base))
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+    return torch.view_as_real(pairs * freqs_cis.conj()).flatten(-2)
+
+
+def numpy_exponent_i_over_d(x, positions, base=BASE):
+    """frequencies: θ_i = base^(-i/d), np.arange(d // 2) / d instead of np.arange(0, d, 2) / d
+    (the same θ as a rotary dimension d with the head dimension 2d in the denominator)."""
+    d = x.shape[-1]
+    theta = base ** (-np.arange(d // 2) / d)
+    angle = np.repeat(positions[:, None] * theta, 2, axis=-1)
+    rotated = np.stack([-x[:, 1::2], x[:, 0::2]], axis=-1).reshape(x.shape)
+    return x * np.cos(angle) + rotated * np.sin(angle)
+
+
+def torch_missing_minus(x, positions, base=BASE):
+    """frequencies: inv_freq = base ** (arange(0, d, 2) / d), the reciprocal forgotten."""
+    x = torch.from_numpy(x)
+    d = x.shape[-1]
+    inv_freq = base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    freqs = torch.from_numpy(positions).double()[:, None] * inv_freq
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos() + _rotate_half(x) * emb.sin()
+
+
+def numpy_linspace_exponents(x, positions, base=BASE):
+    """frequencies: exponents np.linspace(0, 1, d // 2), which reach 1: denominator d - 2."""
+    d = x.shape[-1]
+    theta = base ** (-np.linspace(0.0, 1.0, d // 2))
+    angle = positions[:, None] * theta
+    table = np.concatenate([angle, angle], axis=-1)
+    rotated = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=-1)
+    return x * np.cos(table) + rotated * np.sin(table)
+
+
+def torch_wrong_base(x, positions, base=BASE):
+    """frequencies: rope_theta 500000 (Llama 3) where the model declares 10000 (Llama 2)."""
+    return torch_rotate_half(x, positions, base=500000.0)
+
+
+def numpy_row_index_positions(x, positions, base=BASE):
+    """positions: ignores the positions, rotates row k as position k (np.arange(seq))."""
+    return numpy_rotate_half(x, np.arange(len(x)), base)
+
+
+def torch_one_based(x, positions, base=BASE):
+    """positions: counts positions from 1 (position_ids + 1)."""
+    return torch_rotate_half(x, positions + 1, base)
+
+
+def numpy_clamped_cache(x, positions, base=BASE, cache=4096):
+    """positions: a cos/sin cache of 4096 positions read with np.take(mode="clip"), which
+    clamps a position past the end to the last entry (as jax.numpy indexing does)."""
+    half = x.shape[-1] // 2
+    angle = np.arange(cache)[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    cos = np.take(np.cos(table), positions, axis=0, mode="clip")
+    sin = np.take(np.sin(table), positions, axis=0, mode="clip")
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+def torch_bf16_angles(x, positions, base=BASE):
+    """precision: inv_freq and positions in bfloat16 after model.to(torch.bfloat16), the
+    angles multiplied there (GPT-NeoX issue 1003)."""
+    x = torch.from_numpy(x)
+    inv_freq = _torch_inv_freq(x.shape[-1], base, torch.float32).to(torch.bfloat16)
+    t = torch.from_numpy(positions).to(torch.bfloat16)
+    freqs = torch.outer(t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1).double()
+    return x * emb.cos() + _rotate_half(x) * emb.sin()
+
+
+def numpy_fp16_angles(x, positions, base=BASE):
+    """precision: positions and θ cast to float16 and multiplied there."""
+    d = x.shape[-1]
+    theta = _theta(d, base).astype(np.float16)
+    angle = positions.astype(np.float16)[:, None] * theta
+    angle = np.repeat(angle.astype(np.float64), 2, axis=-1)
+    rotated = np.stack([-x[:, 1::2], x[:, 0::2]], axis=-1).reshape(x.shape)
+    return x * np.cos(angle) + rotated * np.sin(angle)
+
+
+def torch_fp32_angles(x, positions, base=BASE):
+    """precision: θ, angles, cos and sin in float32, as transformers' rotary embedding."""
+    x = torch.from_numpy(x)
+    inv_freq = _torch_inv_freq(x.shape[-1], base, torch.float32)
+    freqs = torch.from_numpy(positions).float()[:, None] * inv_freq
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos().double() + _rotate_half(x) * emb.sin().double()
+
+
+def numpy_in_place(x, positions, base=BASE):
+    """not_orthogonal: updates the first half in place, then reads it for the second half."""
+    half = x.shape[-1] // 2
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    cos, sin = np.cos(angle), np.sin(angle)
+    x1, x2 = x[:, :half], x[:, half:]  # views into x
+    x1[...] = x1 * cos - x2 * sin
+    x2[...] = x2 * cos + x1 * sin  # x1 is already rotated here
+    return x
+
+
+def torch_in_place(x, positions, base=BASE):
+    """not_orthogonal: the same in-place slip on a clone, adjacent pairs."""
+    x = torch.from_numpy(x).clone()
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    cos, sin = freqs.cos(), freqs.sin()
+    even, odd = x[:, 0::2], x[:, 1::2]
+    even.copy_(even * cos - odd * sin)
+    odd.copy_(odd * cos + even * sin)
+    return x
+
+
+def numpy_dynamic_base(x, positions, base=BASE, trained=4096, factor=2.0):
+    """not_relative: a dynamic NTK base computed from the largest position of each call,
+    so a key cached in an earlier call was rotated with another base."""
+    d = x.shape[-1]
+    length = int(positions.max()) + 1
+    if length > trained:
+        base = base * ((factor * length / trained) - (factor - 1)) ** (d / (d - 2))
+    return numpy_rotate_half(x, positions, base)
+
+
+def torch_dynamic_base(x, positions, base=BASE, trained=2048, factor=4.0):
+    """not_relative: the same dynamic base in torch, interleaved pairs."""
+    d = x.shape[-1]
+    length = int(torch.from_numpy(positions).max()) + 1
+    if length > trained:
+        base = base * ((factor * length / trained) - (factor - 1)) ** (d / (d - 2))
+    return torch_complex(x, positions, base)
+
+
+def numpy_short_cache(x, positions, base=BASE, cache=4096):
+    """exception: a cache of 4096 positions indexed directly: IndexError past its end."""
+    angle = np.arange(cache)[:, None] * _theta(x.shape[-1], base)
+    cos, sin = np.cos(angle)[positions], np.sin(angle)[positions]
+    even, odd = x[:, 0::2], x[:, 1::2]
+    out = np.empty_like(x)
+    out[:, 0::2] = even * cos - odd * sin
+    out[:, 1::2] = odd * cos + even * sin
+    return out
+
+
+def torch_numpy_positions(x, positions, base=BASE):
+    """exception: calls a tensor method on the numpy positions (positions.float())."""
+    x = torch.from_numpy(x)
+    freqs = positions.float()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    return x * freqs.cos()
+
+
+# ----------------------------------------------------------------------------- the zoo
+
+
+@dataclass(frozen=True)
+class Case:
+    """An implementation, the layout it declares, and the code it must get (None: OK)."""
+
+    fn: Any
+    layout: str
+    code: str | None
+    library: str
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+
+CORRECT = [
+    Case(numpy_pairwise, "interleaved", None, "numpy"),
+    Case(numpy_rotate_half, "half", None, "numpy"),
+    Case(numpy_complex, "interleaved", None, "numpy"),
+    Case(numpy_dense, "half", None, "numpy"),
+    Case(torch_rotate_half, "half", None, "torch"),
+    Case(torch_complex, "interleaved", None, "torch"),
+]
+
+BROKEN = [
+    Case(numpy_complex_unconverted, "interleaved", "shape", "numpy"),
+    Case(torch_stack_unflattened, "interleaved", "shape", "torch"),
+    Case(numpy_returns_input, "half", "identity", "numpy"),
+    Case(torch_zero_positions, "half", "identity", "torch"),
+    Case(numpy_pairwise, "half", "pairing", "numpy"),
+    Case(torch_rotate_half, "interleaved", "pairing", "torch"),
+    Case(torch_seed003, "half", "table_mismatch", "torch"),
+    Case(numpy_repeat_table_rotate_half, "half", "table_mismatch", "numpy"),
+    Case(numpy_rotate_half_wrong_sign, "half", "direction", "numpy"),
+    Case(torch_complex_conjugate, "interleaved", "direction", "torch"),
+    Case(numpy_exponent_i_over_d, "interleaved", "frequencies", "numpy"),
+    Case(torch_missing_minus, "half", "frequencies", "torch"),
+    Case(numpy_linspace_exponents, "half", "frequencies", "numpy"),
+    Case(torch_wrong_base, "half", "frequencies", "torch"),
+    Case(numpy_row_index_positions, "half", "positions", "numpy"),
+    Case(torch_one_based, "half", "positions", "torch"),
+    Case(numpy_clamped_cache, "half", "positions", "numpy"),
+    Case(torch_bf16_angles, "half", "precision", "torch"),
+    Case(numpy_fp16_angles, "interleaved", "precision", "numpy"),
+    Case(torch_fp32_angles, "half", "precision", "torch"),
+    Case(numpy_in_place, "half", "not_orthogonal", "numpy"),
+    Case(torch_in_place, "interleaved", "not_orthogonal", "torch"),
+    Case(numpy_dynamic_base, "half", "not_relative", "numpy"),
+    Case(torch_dynamic_base, "interleaved", "not_relative", "torch"),
+    Case(numpy_short_cache, "interleaved", "exception", "numpy"),
+    Case(torch_numpy_positions, "half", "exception", "torch"),
+]
