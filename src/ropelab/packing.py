@@ -6,7 +6,7 @@ tokens are hidden by the attention mask, and the real tokens get the positions t
 have alone, counted from the attention mask (as transformers' ``generate`` does):
 
 .. math:: p_j = \Big(\sum_{j' \le j} a_{j'}\Big) - 1 \quad (a_j = 1),
-          \qquad p_j = 1 \quad (a_j = 0,\ \text{a pad; never attended to}).
+          \qquad p_j = 0 \quad (a_j = 0,\ \text{a pad; never attended to}).
 
 RoPE scores depend only on position *differences*, so for plain RoPE the positions
 ``0 .. T-1`` give the same scores among the real tokens; they go wrong where the
@@ -52,11 +52,12 @@ def _check_attention_mask(attention_mask: Any) -> np.ndarray:
     return mask.astype(np.int64)
 
 
-def position_ids_from_attention_mask(attention_mask: Any, pad_value: int = 1) -> np.ndarray:
+def position_ids_from_attention_mask(attention_mask: Any, pad_value: int = 0) -> np.ndarray:
     """Positions counted over real tokens only: ``cumsum(mask) - 1``, pads set to ``pad_value``.
 
-    The same rule as transformers' ``generate`` (``attention_mask.cumsum(-1) - 1`` with the
-    pads filled by 1). Works on ``(seq,)`` or ``(batch, seq)`` masks of 0 and 1.
+    The same rule as transformers 5's ``generate`` (``attention_mask.cumsum(-1) - 1`` with the
+    pads filled by 0; earlier versions filled them with 1). Works on ``(seq,)`` or
+    ``(batch, seq)`` masks of 0 and 1.
     """
     mask = _check_attention_mask(attention_mask)
     positions = np.cumsum(mask, axis=-1) - 1
