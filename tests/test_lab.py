@@ -38,9 +38,14 @@ from ropelab.lab.experiment import (
     predicted,
     quick_plan,
     run_plan,
+    stage_names,
+    stage_runs,
 )
 from ropelab.lab.model import LMConfig, RopeLM, plane_of_coordinate
+from ropelab.lab.results import load_results
+from ropelab.lab.store import load_compact
 from ropelab.lab.train import TrainConfig, get_batch, load_checkpoint, lr_at, train
+from ropelab.windows import alibi_bias
 
 ROOT = Path(__file__).resolve().parents[1]
 N_HASH = 100_000
@@ -225,6 +230,62 @@ def test_keep_planes_zeroes_the_other_planes():
     assert model.keep_planes == 3
     with pytest.raises(ValueError, match="keep_planes"):
         model.set_keep_planes(17)
+
+
+def _float64_attention(attn, x, bias=None):
+    """Causal attention without rotation, in float64, from the layer's weights."""
+    W = {n: getattr(attn, n).weight.detach().double() for n in ("q_proj", "k_proj", "v_proj")}
+    x = x.double()
+    B, T, _ = x.shape
+    H, hd = attn.n_heads, attn.head_dim
+
+    def heads(w):
+        return (x @ w.T).view(B, T, H, hd).transpose(1, 2)
+
+    q, k, v = heads(W["q_proj"]), heads(W["k_proj"]), heads(W["v_proj"])
+    scores = q @ k.transpose(-1, -2) / math.sqrt(hd)  # (B, H, T, T)
+    scores = scores + (torch.from_numpy(bias) if bias is not None else 0.0)
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    weights = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
+    y = (weights @ v).transpose(1, 2).reshape(B, T, H * hd)
+    return y @ attn.o_proj.weight.detach().double().T
+
+
+def test_baselines_attend_without_rope():
+    x = torch.randn(2, 70, 64, generator=torch.Generator().manual_seed(4))
+    rope = small_model()
+    for position in ("nope", "alibi"):
+        model = small_model(position=position)
+        # the same initial weights as the RoPE model built from the same seed
+        for (name, a), (_, b) in zip(
+            model.state_dict().items(), rope.state_dict().items(), strict=True
+        ):
+            assert torch.equal(a, b), name
+        attn = model.blocks[0].attn
+        bias = alibi_bias(70, 2) if position == "alibi" else None  # slopes 1/16, 1/256
+        with torch.no_grad():
+            got = attn(x).double()
+        torch.testing.assert_close(got, _float64_attention(attn, x, bias), rtol=1e-4, atol=1e-6)
+        with pytest.raises(ValueError, match="position must be 'rope'"):
+            model.set_base(1e6)
+        with pytest.raises(ValueError, match="position must be 'rope'"):
+            model.set_keep_planes(3)
+        with pytest.raises(ValueError, match="positions must be None"):
+            attn(x, positions=torch.arange(70))
+        assert model.config.to_dict()["position"] == position
+    assert "position" not in rope.config.to_dict()  # RoPE checkpoints keep their names
+    # NoPE sees order only through the causal mask: a token's output ignores the order of the
+    # tokens before it (attention is a set function of the keys)
+    nope = small_model(position="nope").blocks[0].attn
+    swapped = x.clone()
+    swapped[:, [10, 20]] = swapped[:, [20, 10]]
+    with torch.no_grad():
+        torch.testing.assert_close(nope(x)[:, 30:], nope(swapped)[:, 30:], rtol=1e-5, atol=1e-6)
+        assert not torch.allclose(
+            rope.blocks[0].attn(x)[:, 30:], rope.blocks[0].attn(swapped)[:, 30:]
+        )
+    with pytest.raises(ValueError, match="position must be one of"):
+        LMConfig(position="learned")
 
 
 def test_plane_of_coordinate():
@@ -453,10 +514,71 @@ def test_full_plan_spans_the_regimes():
     assert predicted(plan, by_name["ft-1e6-T256"])["expected_supported_length"] == pytest.approx(
         2 * math.pi * 1e6**0.375
     )
+    # Theorem 1: every base below 10 000 improves on the control; d'_extra = 2 ceil(16 log_b 20.4)
+    for name, d_tune in (("ft-500", 16), ("ft-60", 24), ("ft-30", 30)):
+        p = predicted(plan, by_name[name])
+        assert (
+            p["d_extra_tune"]
+            == d_tune
+            == 2 * math.ceil(16 * math.log(128 / (2 * math.pi)) / math.log(by_name[name].base))
+        )
+        assert p["claim"] == "longer than control" and p["expected_supported_length"] is None
+        assert p["theorem3"]["supported_length"] == 128.0  # Theorem 3's T_tune stays recorded
+    p16 = predicted(plan, by_name["ft-16"])
+    assert p16["claim"] == "no hard bound (conjecture)" and p16["d_extra_tune"] == 32
+    assert predicted(plan, by_name["ft-1e5"])["claim"] == "bound"
     ablation = predicted(plan, by_name["ablate-1e4"])
     assert by_name["ablate-1e4"].keep_planes == 6
     assert ablation["expected_supported_length"] is None
     assert ablation["theorem3"]["supported_length"] == 128.0
+    assert ablation["claim"] == "no hard bound (our reading)" and "1/sqrt(12)" in ablation["note"]
+
+
+def test_full_plan_stages_seeds_and_checkpoints():
+    plan = full_plan()
+    assert stage_names(plan) == ["pretrain", "finetune", "testtime", "seed1", "seed2", "baseline"]
+    assert plan.replicates == 3 and len(plan.replicated) >= 4
+    replicated = {r.base for r in plan.runs if r.name in plan.replicated}
+    assert min(replicated) < 128 / (2 * math.pi) and max(replicated) >= 1e7  # small and large
+    seeds = set()
+    for stage in ("pretrain", "seed1", "seed2"):
+        runs = stage_runs(plan, stage)
+        r = runs[0].replicate
+        assert runs[0].kind == "pretrain" and [x.spec.name for x in runs[1:]] == list(
+            plan.replicated if r else []
+        )
+        for run in runs:
+            cfg = plan.train_config(run.spec, run.replicate)
+            seeds.add((run.spec.name, cfg.seed))
+            assert run.id == (run.spec.name if r == 0 else f"{run.spec.name}-s{r}")
+            assert run.parent_id == (None if run.kind == "pretrain" else runs[0].id)
+    # no two replicates share batches: pre-training seeds 0, 2, 4; fine-tunes 1, 3, 5
+    assert {seed for name, seed in seeds if name == "pretrain"} == {0, 2, 4}
+    assert {seed for name, seed in seeds if name == "ft-1e6"} == {3, 5}
+    assert [r.id for r in stage_runs(plan, "baseline")] == ["nope"]
+    assert plan.train_config(stage_runs(plan, "baseline")[0].spec) == plan.pretrain  # same budget
+    assert set(plan.ship) >= {"pretrain", "ft-16", "ft-1e6", "ft-1e7", "nope"}
+    assert {"pretrain", "ft-16", "ft-1e6", "ft-1e7"} <= set(plan.testtime_models)
+    paths = checkpoint_paths(plan, "c")
+    assert len({p.name for p in paths.values()}) == len(paths) == 1 + 10 + 2 * 7 + 1
+    # replicate 0's checkpoints do not depend on the replicates, baselines or methods: adding
+    # a seed or a method never retrains the models that exist
+    bare = replace(
+        plan, replicates=1, replicated=(), baselines=(), testtime_models=(), methods=(), ship=()
+    )
+    assert checkpoint_paths(bare, "c") == {k: v for k, v in paths.items() if k in {
+        "pretrain", *(r.name for r in plan.runs)
+    }}  # fmt: skip
+    more = replace(plan, replicates=4)
+    assert {k: checkpoint_paths(more, "c")[k] for k in paths} == paths
+    with pytest.raises(ValueError, match="stage must be one of"):
+        stage_runs(plan, "seed3")
+    with pytest.raises(ValueError, match="replicated"):
+        replace(plan, replicated=("ft-42",))
+    with pytest.raises(ValueError, match="baselines"):
+        replace(plan, baselines=("learned",))
+    with pytest.raises(ValueError, match="methods"):
+        replace(plan, methods=("rerope",))
 
 
 def test_large_plan_for_a_gpu_spans_the_same_regimes():
@@ -487,6 +609,7 @@ def test_extra_plan_reuses_the_pretraining():
     assert cut.runs[0].name == "ft-1e4-T256-keep6"
     assert new["ft-3e5"] != checkpoint_paths(cut, "c")["ft-1e4-T256-keep6"]
     assert extra_plan(plan, [1e4]).runs[0] == plan.runs[0]  # the same run as the control
+    assert stage_names(extra) == ["pretrain", "finetune"] and extra.ship == ()
     assert [base_label(b) for b in (500, 2.5, 1e4, 3e5, 1.5e6, 1e7, 12345)] == [
         "500", "2.5", "1e4", "3e5", "1.5e6", "1e7", "1.2345e4"
     ]  # fmt: skip
@@ -517,6 +640,7 @@ def test_cli_extra_base_and_errors(tmp_path):
         (["--threads", "0"], "--threads must be >= 1"),
         (["--base", "-1"], "base"),
         (["--plan", "huge"], "invalid choice"),
+        (["--stage", "seed9"], "--stage must be one of"),
     ):
         proc = subprocess.run([*base_cmd, *bad], capture_output=True, text=True, env=env)
         assert proc.returncode == 2 and message in proc.stderr, (bad, proc.stderr)
@@ -527,10 +651,11 @@ def test_quick_pipeline_end_to_end(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     cmd = [sys.executable, "-m", "ropelab.lab", "--quick", "--no-progress", "--threads", "1"]
     cmd += ["--out", str(out), "--ckpt-dir", str(ckpt)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "pretrain" in proc.stdout and "ablate-1e6" in proc.stdout
-    results = json.loads((out / "results.json").read_text())
+    assert "pretrain" in proc.stdout and "ablate-1e6" in proc.stdout and "alibi" in proc.stdout
+    assert "stage testtime" in proc.stderr and "stage seed1" in proc.stderr
+    results = load_results(out)
     plan = quick_plan()
     meta = results["meta"]
     assert meta["quick"] is True and meta["plan"]["eval_len"] == 512
@@ -538,28 +663,36 @@ def test_quick_pipeline_end_to_end(tmp_path):
     assert meta["versions"]["torch_threads"] == 1 and meta["versions"]["device"] == "cpu"
     assert meta["corpus_sha256"] == load_corpus(plan.corpus).sha256
     assert meta["d_extra"] == 6  # 2 ceil(16 log_1e4(32/2π)) = 2 ceil(2.83)
-    assert [m["name"] for m in results["models"]] == [
-        "pretrain",
-        "ft-1e6",
-        "ft-1e6-T64",
-        "ablate-1e6",
-    ]
-    for m in results["models"]:
+    assert list(meta["stages"]) == ["pretrain", "finetune", "testtime", "seed1", "baseline"]
+    names = ["pretrain", "ft-1e6", "ft-1e6-T64", "ablate-1e6", "ft-4", "nope", "alibi"]
+    assert [m["name"] for m in results["models"]] == names
+    assert [m["id"] for m in results["replicates"]] == ["pretrain-s1", "ft-1e6-s1"]
+    for m in [*results["models"], *results["replicates"]]:
         assert m["command"] == meta["command"]
         assert m["versions"]["torch"].startswith("2.13.0")
-        p = scaling.predict(32, 32, m["base"], tune_len=m["tune_len"])
-        assert m["prediction"]["theorem3"]["regime"] == p.regime
-        assert m["prediction"]["theorem3"]["supported_length"] == p.supported_length
-        assert m["prediction"]["t_extra"] == pytest.approx(2 * math.pi * m["base"] ** (6 / 32))
+        if m["kind"] != "baseline":
+            p = scaling.predict(32, 32, m["base"], tune_len=m["tune_len"])
+            assert m["prediction"]["theorem3"]["regime"] == p.regime
+            assert m["prediction"]["theorem3"]["supported_length"] == p.supported_length
+        if m["kind"] != "baseline" and m["base"] >= 1e4:
+            assert m["prediction"]["t_extra"] == pytest.approx(2 * math.pi * m["base"] ** (6 / 32))
         measured = m["measured"]["supported_length"]
         assert measured is None or 32 < measured <= 512
         assert m["measured"]["censored"] == (measured is None)
         curve = m["loss_curve"]["loss"]
         assert len(curve) == 512 // 8 and all(0 < v < 10 for v in curve)
-        assert m["train"]["steps"] == (30 if m["name"] == "pretrain" else 10)
+        steps = 30 if m["kind"] in ("pretrain", "baseline") else 10
+        assert m["train"]["steps"] == steps
         assert m["train"]["wall_time_s"] > 0 and m["eval"]["wall_time_s"] > 0
         assert len(m["qk_split"]["layers"]) == 2
-    ablation = results["models"][-1]
+    seed1 = results["replicates"][0]
+    assert seed1["train"]["seed"] == 2 and seed1["train"]["model_seed"] == 1
+    assert results["replicates"][1]["parent"] == "pretrain-s1"
+    nope = results["models"][5]
+    assert nope["position"] == "nope" and nope["base"] is None
+    assert nope["train"]["config"] == results["models"][0]["train"]["config"]  # same budget
+    assert nope["prediction"]["claim"] == "baseline"
+    ablation = results["models"][3]
     assert (
         ablation["keep_planes"] == 3 and ablation["prediction"]["expected_supported_length"] is None
     )
@@ -568,13 +701,40 @@ def test_quick_pipeline_end_to_end(tmp_path):
     )  # the cut planes carry nothing
     assert results["models"][2]["train"]["config"]["seq_len"] == 64
     assert results["models"][2]["train"]["config"]["batch_size"] == 4  # same tokens per step
+    # test-time methods: every method on three models, the inapplicable ones with a reason
+    testtime = results["testtime"]
+    assert len(testtime) == 3 * 8
+    skipped = {(r["model"], r["method"]) for r in testtime if not r["applicable"]}
+    assert skipped == {("ft-4", "dyn-extra"), ("ft-4", "log-extra")}
+    for r in testtime:
+        if r["applicable"]:
+            assert len(r["loss_curve"]["loss"]) == 64 and r["eval"]["wall_time_s"] > 0
+            ref = next(m for m in results["models"] if m["name"] == r["model"])
+            assert r["measured"]["reference_loss"] == ref["measured"]["reference_loss"]
+        else:
+            assert r["measured"] is None and r["reason"]
+    # the compact models load, after the hash check, and give the recorded fingerprint
+    assert sorted(p.name for p in (out / "models").iterdir()) == [
+        "ft-1e6.pt", "nope.pt", "pretrain.pt"
+    ]  # fmt: skip
+    val = torch.from_numpy(load_corpus(plan.corpus).val)
+    for name in ("pretrain", "ft-1e6", "nope"):
+        entry = next(m for m in results["models"] if m["name"] == name)["compact"]
+        model = load_compact(name, results_dir=out)
+        assert model.config.base == (1e6 if name == "ft-1e6" else 1e4)
+        starts = window_starts(val.numel(), 512, 8)[:2]
+        chunk = val[torch.from_numpy(starts)[:, None] + torch.arange(513)].long()
+        with torch.no_grad():
+            _, loss = model(chunk[:, :-1], chunk[:, 1:])
+        assert loss.item() == pytest.approx(entry["fingerprint"]["mean_loss"], abs=1e-5)
     rows = (out / "summary.csv").read_text().strip().splitlines()
-    assert len(rows) == 5 and rows[0].startswith("name,base,")
+    assert len(rows) == 1 + 7 + 2 and rows[0].startswith("id,name,replicate,")
     curves = (out / "loss_curves.csv").read_text().strip().splitlines()
-    assert len(curves) == 1 + 64
+    assert len(curves) == 1 + 64 and curves[0].split(",")[-1] == "ft-1e6-s1"
+    assert len((out / "testtime.csv").read_text().strip().splitlines()) == 1 + 24
 
     # an interrupted pipeline resumes to the same numbers: a fresh folder whose pre-training
-    # stopped after 12 of 30 steps, then the whole plan
+    # stopped after 12 of 30 steps, then one stage at a time
     other = tmp_path / "ckpt2"
     paths = checkpoint_paths(plan, other)
     torch.manual_seed(plan.model_seed)
@@ -587,13 +747,23 @@ def test_quick_pipeline_end_to_end(tmp_path):
         stop_after=12,
     )
     assert partial.step == 12
-    resumed = run_plan(plan, tmp_path / "out2", other, progress=False)
-    for a, b in zip(results["models"], resumed["models"], strict=True):
-        assert b["loss_curve"] == a["loss_curve"]
-        assert b["measured"] == a["measured"]
-        assert b["train"]["final_loss"] == a["train"]["final_loss"]
-    # a second run finds everything done: checkpoints and evaluations are reused, not rewritten
+    for stage in ("pretrain", "baseline", "finetune"):  # the order of stages is free
+        assert run_plan(plan, tmp_path / "out2", other, progress=False, stages=[stage]) is None
+    assert not (tmp_path / "out2" / "results.json").exists()  # written when all are done
+    resumed = run_plan(plan, tmp_path / "out2", other, progress=False, stages=["testtime", "seed1"])
+    for key in ("models", "replicates", "testtime"):
+        for a, b in zip(results[key], resumed[key], strict=True):
+            assert b["loss_curve"] == a["loss_curve"]
+            assert b["measured"] == a["measured"]
+            if key != "testtime":
+                assert b["train"]["final_loss"] == a["train"]["final_loss"]
+    # a second run finds everything done: checkpoints, evaluations and compact models are
+    # reused, not rewritten
     stamps = {p: p.stat().st_mtime_ns for p in other.iterdir()}
-    again = run_plan(plan, tmp_path / "out3", other, progress=False)
+    models = {p: p.stat().st_mtime_ns for p in (tmp_path / "out2" / "models").iterdir()}
+    again = run_plan(plan, tmp_path / "out2", other, progress=False)
     assert {p: p.stat().st_mtime_ns for p in other.iterdir()} == stamps
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "out2" / "models").iterdir()} == models
     assert [m["measured"] for m in again["models"]] == [m["measured"] for m in resumed["models"]]
+    with pytest.raises(ValueError, match="stages must be of"):
+        run_plan(plan, tmp_path / "out2", other, progress=False, stages=["seed2"])

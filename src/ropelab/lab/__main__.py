@@ -2,9 +2,10 @@
 
 Examples::
 
-    python -m ropelab.lab                 # the full plan -> the committed results (30-45 min, 2 cores)
+    python -m ropelab.lab                 # the full plan, every stage -> the committed results
+    python -m ropelab.lab --stage pretrain     # one stage (repeatable); see --list-stages
     python -m ropelab.lab --quick         # smoke test (seconds) -> lab/checkpoints/quick-results/
-    python -m ropelab.lab --estimate      # time a few steps and print the full plan's estimate
+    python -m ropelab.lab --estimate      # time a few steps and print each stage's estimate
     python -m ropelab.lab --base 3e5      # fine-tune one more base (chapter 7's exercise)
     python -m ropelab.lab --plan large --device cuda   # a larger model, on a GPU
 
@@ -29,7 +30,15 @@ import sys
 
 import torch
 
-from .experiment import PLANS, estimate_seconds, extra_plan, format_summary, run_plan
+from .experiment import (
+    PLANS,
+    estimate_seconds,
+    extra_plan,
+    format_summary,
+    run_plan,
+    stage_names,
+    stage_runs,
+)
 from .results import RESULTS_DIR
 
 
@@ -43,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--plan", choices=sorted(PLANS), default="full",
-        help="full: chapter 7's plan (CPU, 30-45 min); quick: smoke test; large: for a GPU",
+        help="full: chapter 7's plan (CPU, in stages); quick: smoke test; large: for a GPU",
     )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="the same as --plan quick")
     parser.add_argument(
@@ -69,7 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's)"
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars or log lines")
+    parser.add_argument(
+        "--stage", action="append", default=None, metavar="NAME",
+        help="run only this stage (repeatable; default: all, in order); the results are written "
+        "once every stage is done",
+    )  # fmt: skip
+    parser.add_argument(
+        "--list-stages", action="store_true", help="print the plan's stages and their runs, exit"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no log lines either")
     parser.add_argument(
         "--estimate", action="store_true", help="time a few steps, print the plan's estimate, exit"
     )
@@ -87,6 +105,15 @@ def main(argv: list[str] | None = None) -> int:
             plan = extra_plan(plan, args.base, tune_len=args.tune_len, keep_planes=args.keep_planes)
         except ValueError as error:
             parser.error(str(error))
+    if args.stage is not None:
+        unknown = [name for name in args.stage if name not in stage_names(plan)]
+        if unknown:
+            parser.error(f"--stage must be one of {stage_names(plan)}, got {unknown}")
+    if args.list_stages:
+        for name in stage_names(plan):
+            runs = [run.id for run in stage_runs(plan, name)] or list(plan.testtime_models)
+            print(f"{name}: {', '.join(runs)}")
+        return 0
     if args.estimate:
         print(json.dumps(estimate_seconds(plan, device=args.device), indent=1))
         return 0
@@ -101,10 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     command = shlex.join(["python", "-m", "ropelab.lab", *args_list])
     results = run_plan(
         plan, out, args.ckpt_dir, command=command, progress=not args.no_progress,
-        device=args.device,
+        device=args.device, stages=args.stage, verbose=not args.quiet,
     )  # fmt: skip
+    if results is None:
+        print("stages done; the results are written once every stage is done")
+        return 0
     print(format_summary(results))
-    print(f"wrote {out}/results.json, summary.csv, loss_curves.csv")
+    print(f"wrote {out}/results.json, summary.csv, loss_curves.csv, testtime.csv, models/")
     return 0
 
 

@@ -167,6 +167,7 @@ def supported_length(
     *,
     margin: float = 0.1,
     window: int | None = None,
+    reference: float | None = None,
 ) -> int | None:
     r"""The supported context length read off a loss-per-position curve (module docstring).
 
@@ -177,6 +178,9 @@ def supported_length(
         margin: the rise in nats that counts as "no longer supported", > 0.
         window: width of the centred moving average, ``1 <= window <= ref_len`` (default
             ``max(1, ref_len // 4)``).
+        reference: the level the rise is measured from; default the curve's own mean over
+            ``[ref_len/2, ref_len)``. A test-time method is measured against the plain model's
+            level, so that a method which spoils the short context does not pass.
 
     Returns:
         The first context length (``c + 1``) whose smoothed loss exceeds the reference by more
@@ -193,7 +197,10 @@ def supported_length(
     window = max(1, ref_len // 4) if window is None else check_count(window, "window")
     if window > ref_len:
         raise ValueError(f"window must be in [1, ref_len = {ref_len}], got {window}")
-    reference = float(curve[ref_len // 2 : ref_len].mean())
+    if reference is None:
+        reference = float(curve[ref_len // 2 : ref_len].mean())
+    elif not np.isfinite(reference):
+        raise ValueError(f"reference must be a finite number, got {reference}")
     smooth = _moving_average(curve, window)  # smooth[j] = mean(curve[j : j + window])
     centres = np.arange(smooth.size) + window // 2  # the centre of each average
     above = (centres >= ref_len) & (smooth > reference + margin)

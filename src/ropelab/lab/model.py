@@ -6,6 +6,12 @@ the cos/sin caches) and so can the number of rotation planes kept in q and k
 (:meth:`RopeLM.set_keep_planes`, the critical-dimension ablation of Liu et al.,
 arXiv:2310.05209).
 
+Two baselines share everything but the position signal (``LMConfig.position``): ``"nope"``
+(no position encoding at all: causal attention alone, whose only clue to order is the causal
+mask, Haviv et al. 2022) and ``"alibi"`` (ALiBi's linear distance penalty,
+:func:`ropelab.windows.alibi_bias`, Press et al. 2022). Their attention is
+:class:`BaselineAttention`.
+
 Architecture (nanoGPT-style, pre-norm; the only position information is RoPE in attention):
 
 .. math::
@@ -30,9 +36,13 @@ from torch import nn
 
 from .._checks import check_base, check_count, check_dim, check_layout
 from ..torch_modules import AttentionConfig, CausalSelfAttention, RotaryEmbedding
+from ..windows import alibi_slopes
 from .corpus import VOCAB
 
-__all__ = ["LMConfig", "RopeLM", "plane_of_coordinate"]
+__all__ = ["POSITIONS", "BaselineAttention", "LMConfig", "RopeLM", "plane_of_coordinate"]
+
+#: The position signals a :class:`RopeLM` can use (``LMConfig.position``).
+POSITIONS = ("rope", "nope", "alibi")
 
 
 @dataclass
@@ -49,6 +59,8 @@ class LMConfig:
         keep_planes: keep only the first ``keep_planes`` rotation planes of q and k (``None``: all).
         layout: ``"half"`` (transformers' rotate_half) or ``"interleaved"``.
         tie_weights: share the embedding and the output head.
+        position: ``"rope"`` (default), or a baseline without RoPE: ``"nope"`` (no position
+            encoding) or ``"alibi"`` (a linear distance penalty per head).
     """
 
     vocab_size: int = len(VOCAB)  # V
@@ -60,6 +72,7 @@ class LMConfig:
     keep_planes: int | None = None  # None: all hd/2 planes
     layout: str = "half"
     tie_weights: bool = True
+    position: str = "rope"
 
     def __post_init__(self) -> None:
         self.vocab_size = check_count(self.vocab_size, "vocab_size")
@@ -69,6 +82,8 @@ class LMConfig:
         self.mlp_ratio = check_count(self.mlp_ratio, "mlp_ratio")
         self.base = check_base(self.base)
         self.layout = check_layout(self.layout)
+        if self.position not in POSITIONS:
+            raise ValueError(f"position must be one of {POSITIONS}, got {self.position!r}")
 
     @property
     def d_model(self) -> int:
@@ -76,7 +91,15 @@ class LMConfig:
         return self.n_head * self.head_dim
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as a dict; ``position`` only when it is not ``"rope"``.
+
+        Checkpoint names hash this dict, so leaving the default out keeps the names (and the
+        resumability) of every RoPE model from before the baselines existed.
+        """
+        fields = asdict(self)
+        if fields["position"] == "rope":
+            del fields["position"]
+        return fields
 
 
 def plane_of_coordinate(head_dim: int, layout: str) -> torch.Tensor:
@@ -92,23 +115,74 @@ def plane_of_coordinate(head_dim: int, layout: str) -> torch.Tensor:
     return coords % (head_dim // 2) if check_layout(layout) == "half" else coords // 2
 
 
+class BaselineAttention(CausalSelfAttention):
+    r"""Causal self-attention without RoPE: the lab's baselines (chapter 7).
+
+    The projections, their initialisation and the temperature :math:`1/\sqrt{d_h}` are those
+    of :class:`~ropelab.torch_modules.CausalSelfAttention` (its rotary module is built and never
+    used, so a baseline and a RoPE model built from the same seed start from the same weights).
+    Only the logits differ:
+
+    * ``"nope"``: :math:`\tau\, q_t^\top k_s` for :math:`s \le t`; no position signal but the
+      causal mask.
+    * ``"alibi"``: :math:`\tau\, q_t^\top k_s - m_h (t - s)` with the slopes :math:`m_h` of
+      :func:`ropelab.windows.alibi_slopes` (Press et al. 2022, "Train Short, Test Long").
+    """
+
+    def __init__(self, config: AttentionConfig, position: str) -> None:
+        if position not in POSITIONS[1:]:
+            raise ValueError(f"position must be one of {POSITIONS[1:]}, got {position!r}")
+        if config.keep_planes is not None:
+            raise ValueError("keep_planes must be None for a model without RoPE")
+        super().__init__(config)
+        self.position = position
+        slopes = torch.from_numpy(alibi_slopes(config.n_heads)).float()  # (H,)
+        self.register_buffer("slopes", slopes, persistent=False)
+
+    def alibi_bias(self, length: int) -> torch.Tensor:
+        """The additive logit bias ``(H, T, T)``: :math:`-m_h (t - s)`, ``-inf`` for s > t."""
+        t = torch.arange(length, device=self.slopes.device)
+        distance = (t[:, None] - t[None, :]).float()  # (T, T)
+        bias = -self.slopes[:, None, None] * distance  # (H, T, T)
+        return bias.masked_fill(distance < 0, float("-inf"))
+
+    def forward(
+        self, x: torch.Tensor, positions: Any = None, return_qk: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Attend causally over ``x`` ``(B, T, d_model)``; ``positions`` must be ``None``."""
+        if positions is not None:
+            raise ValueError("positions must be None: a model without RoPE reads them from order")
+        q, k, v = self._project_heads(x)  # (B, H, T, hd) each
+        if self.position == "alibi":
+            bias = self.alibi_bias(x.shape[1]).to(dtype=q.dtype)  # (H, T, T)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # (B, H, T, hd)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, hd)
+        y = self._merge_heads(y)  # (B, T, d_model)
+        if return_qk:
+            return y, q, k
+        return y
+
+
 class Block(nn.Module):
-    """Pre-norm transformer block: RoPE causal self-attention, then a GELU MLP."""
+    """Pre-norm transformer block: causal self-attention (RoPE or a baseline), then a GELU MLP."""
 
     def __init__(self, config: LMConfig) -> None:
         super().__init__()
         C = config.d_model
         self.ln1 = nn.LayerNorm(C)
-        self.attn = CausalSelfAttention(
-            AttentionConfig(
-                d_model=C,
-                n_heads=config.n_head,
-                head_dim=config.head_dim,
-                base=config.base,
-                layout=config.layout,
-                keep_planes=config.keep_planes,
-            )
+        attention = AttentionConfig(
+            d_model=C,
+            n_heads=config.n_head,
+            head_dim=config.head_dim,
+            base=config.base,
+            layout=config.layout,
+            keep_planes=config.keep_planes,
         )
+        if config.position == "rope":
+            self.attn = CausalSelfAttention(attention)
+        else:
+            self.attn = BaselineAttention(attention, config.position)
         self.ln2 = nn.LayerNorm(C)
         self.mlp = nn.Sequential(
             nn.Linear(C, config.mlp_ratio * C),
@@ -170,6 +244,10 @@ class RopeLM(nn.Module):
 
     # ---------------------------------------------------------------- RoPE settings
 
+    def _require_rope(self, what: str) -> None:
+        if self.config.position != "rope":
+            raise ValueError(f"{what}: position must be 'rope', got {self.config.position!r}")
+
     @property
     def base(self) -> float:
         """The RoPE base :math:`\\beta` in use."""
@@ -182,6 +260,7 @@ class RopeLM(nn.Module):
         fine-tuning with another base of Liu et al. (arXiv:2310.05209), chapter 7.
         """
         base = check_base(base)
+        self._require_rope("set_base")
         self.config.base = base
         for block in self.blocks:
             old = block.attn.rotary
@@ -198,6 +277,8 @@ class RopeLM(nn.Module):
 
     def set_keep_planes(self, keep_planes: int | None) -> None:
         """Keep only the first ``keep_planes`` planes of q and k (temperature 1/sqrt(2k))."""
+        if keep_planes is not None:
+            self._require_rope("set_keep_planes")
         for block in self.blocks:
             block.attn.keep_planes = keep_planes  # validates the value
         self.config.keep_planes = keep_planes

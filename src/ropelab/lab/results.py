@@ -7,6 +7,11 @@ Binder and in Colab without training anything. ``results.json`` holds every mode
 setting, what the scaling laws predict for it, its measured supported length, its binned loss
 curve, its q·k split, and how it was trained (see :mod:`ropelab.lab.experiment`).
 
+Layout (schema 2): ``models`` holds one record per model of the first replicate (seed 0) and the
+baselines without RoPE, ``replicates`` the records of the other seeds (same fields, with
+``replicate`` > 0), and ``testtime`` one record per (model, replicate, test-time method)
+(:mod:`ropelab.lab.testtime`). Shipped models are in ``models/`` (:mod:`ropelab.lab.store`).
+
 This module needs neither torch nor matplotlib.
 """
 
@@ -29,14 +34,17 @@ __all__ = [
     "model_names",
     "model_record",
     "remeasure_binned",
+    "replicate_records",
     "supported_or_censored",
+    "testtime_record",
+    "testtime_records",
 ]
 
 #: The folder of the committed results (``results.json``, ``summary.csv``, ``loss_curves.csv``).
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 #: The version of the layout of ``results.json`` this code reads.
-RESULTS_SCHEMA = 1
+RESULTS_SCHEMA = 2
 
 
 def load_results(path: str | os.PathLike | None = None) -> dict[str, Any]:
@@ -72,6 +80,37 @@ def model_record(results: dict[str, Any], name: str) -> dict[str, Any]:
         if record["name"] == name:
             return record
     raise ValueError(f"name must be one of {model_names(results)}, got {name!r}")
+
+
+def replicate_records(results: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """Every replicate of model ``name``, seed 0 first (``ValueError`` if there is none)."""
+    first = model_record(results, name)
+    others = [r for r in results.get("replicates", []) if r["name"] == name]
+    return [first, *sorted(others, key=lambda r: r["replicate"])]
+
+
+def testtime_records(
+    results: dict[str, Any], model: str | None = None, replicate: int | None = 0
+) -> list[dict[str, Any]]:
+    """The test-time records of ``model`` (all models: ``None``) and ``replicate`` (all:
+    ``None``), in the order they were run."""
+    return [
+        r
+        for r in results.get("testtime", [])
+        if (model is None or r["model"] == model)
+        and (replicate is None or r["replicate"] == replicate)
+    ]
+
+
+def testtime_record(
+    results: dict[str, Any], model: str, method: str, replicate: int = 0
+) -> dict[str, Any]:
+    """The record of ``method`` applied to ``model`` (``ValueError`` naming what exists)."""
+    for r in testtime_records(results, model, replicate):
+        if r["method"] == method:
+            return r
+    have = sorted({(r["model"], r["method"]) for r in results.get("testtime", [])})
+    raise ValueError(f"model and method must be one of {have}, got {(model, method)}")
 
 
 def supported_or_censored(record: dict[str, Any]) -> tuple[float, bool]:

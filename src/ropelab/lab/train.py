@@ -39,6 +39,7 @@ from .model import LMConfig, RopeLM
 __all__ = [
     "TrainConfig",
     "TrainResult",
+    "final_loss",
     "get_batch",
     "load_checkpoint",
     "lr_at",
@@ -103,11 +104,16 @@ class TrainResult:
 
     @property
     def final_loss(self) -> float:
-        """Mean training loss over the last 10 % of the steps done (at least one step)."""
-        if not self.losses:
-            return float("nan")
-        tail = max(1, len(self.losses) // 10)
-        return float(np.mean(self.losses[-tail:]))
+        """Mean training loss over the last 10 % of the steps done (:func:`final_loss`)."""
+        return final_loss(self.losses)
+
+
+def final_loss(losses: list[float]) -> float:
+    """Mean training loss over the last 10 % of the steps (at least one step; NaN for none)."""
+    if not losses:
+        return float("nan")
+    tail = max(1, len(losses) // 10)
+    return float(np.mean(losses[-tail:]))
 
 
 def lr_at(step: int, config: TrainConfig) -> float:

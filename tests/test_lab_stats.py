@@ -1,0 +1,99 @@
+"""ropelab.lab.stats: Student's t quantiles against published tables, spreads and the fitted
+exponent against numpy's own least squares."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from ropelab.lab.stats import fit_power_law, length_spread, spread, t_quantile
+
+# Two-sided 95 % critical values of Student's t (NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042}
+
+
+def test_t_quantile_matches_the_published_table():
+    for dof, value in T975.items():
+        assert t_quantile(0.975, dof) == pytest.approx(value, abs=6e-4)
+    assert t_quantile(0.5, 7) == pytest.approx(0.0, abs=1e-9)
+    assert t_quantile(0.95, 10) == pytest.approx(1.812, abs=6e-4)  # one-sided 95 %
+    assert t_quantile(0.975, 100_000) == pytest.approx(1.95996, abs=1e-4)  # the normal's
+    with pytest.raises(ValueError, match="p must be"):
+        t_quantile(1.0, 3)
+    with pytest.raises(ValueError, match="dof"):
+        t_quantile(0.9, 0)
+
+
+def test_spread_of_three_seeds():
+    s = spread([836, 900, 812])
+    assert s.n == 3 and s.mean == pytest.approx(849.333333)
+    sd = math.sqrt(((836 - s.mean) ** 2 + (900 - s.mean) ** 2 + (812 - s.mean) ** 2) / 2)
+    assert s.sd == pytest.approx(sd) and (s.lo, s.hi) == (812, 900)
+    assert s.ci == pytest.approx(4.3027 * sd / math.sqrt(3), rel=1e-4)
+    one = spread([5.0])
+    assert one.sd == 0.0 and math.isnan(one.ci)
+    with pytest.raises(ValueError, match="values"):
+        spread([])
+    with pytest.raises(ValueError, match="values"):
+        spread([1.0, float("inf")])
+
+
+def test_fit_power_law_recovers_an_exact_law_and_agrees_with_polyfit():
+    bases = np.array([1e4, 1e5, 1e6, 1e7])
+    exact = fit_power_law(bases, 2 * math.pi * bases**0.375)
+    assert exact.exponent == pytest.approx(0.375, abs=1e-12)
+    assert exact.prefactor == pytest.approx(2 * math.pi, rel=1e-9)
+    assert exact.se == pytest.approx(0.0, abs=1e-12)
+    rng = np.random.default_rng(0)
+    b = np.repeat(bases, 3)
+    lengths = 3.0 * b**0.33 * np.exp(rng.normal(0, 0.05, b.size))
+    fit = fit_power_law(b, lengths)
+    (slope, _), cov = np.polyfit(np.log(b), np.log(lengths), 1, cov=True)
+    assert fit.exponent == pytest.approx(slope, rel=1e-12)
+    assert fit.se == pytest.approx(math.sqrt(cov[0, 0]), rel=1e-9)
+    assert fit.hi - fit.exponent == pytest.approx(T975[10] * fit.se, rel=1e-3)
+    assert fit.contains(fit.exponent) and fit.n == 12
+    narrow = fit_power_law(b, lengths, level=0.5)
+    assert narrow.hi - narrow.lo < fit.hi - fit.lo
+    with pytest.raises(ValueError, match="at least 3"):
+        fit_power_law([1e4, 1e5], [1, 2])
+    with pytest.raises(ValueError, match="distinct"):
+        fit_power_law([1e4] * 3, [1, 2, 3])
+    with pytest.raises(ValueError, match="positive"):
+        fit_power_law([1e4, 1e5, 1e6], [1, -2, 3])
+    with pytest.raises(ValueError, match="level"):
+        fit_power_law(b, lengths, level=1.0)
+
+
+def test_the_interval_covers_the_true_exponent_at_its_level():
+    """Simulated replicates: the 95 % interval holds the true exponent about 95 % of the time."""
+    rng = np.random.default_rng(1)
+    b = np.repeat([1e4, 1e5, 1e6, 1e7], 3)
+    hits = sum(
+        fit_power_law(b, b**0.375 * np.exp(rng.normal(0, 0.1, b.size))).contains(0.375)
+        for _ in range(400)
+    )
+    assert 0.91 < hits / 400 < 0.99
+
+
+def test_length_spread_over_replicates_with_censoring():
+    def record(name, replicate, length, at_least=None):
+        measured = {"supported_length": length, "at_least": at_least}
+        return {"name": name, "replicate": replicate, "measured": measured}
+
+    results = {
+        "models": [record("ft-1e6", 0, 836), record("ft-1e7", 0, None, 2033)],
+        "replicates": [
+            record("ft-1e6", 2, 812),
+            record("ft-1e6", 1, 900),
+            record("ft-1e7", 1, 1700),
+        ],
+    }
+    s, censored = length_spread(results, "ft-1e6")
+    assert s.values == (836, 900, 812) and censored == 0  # replicate order
+    s, censored = length_spread(results, "ft-1e7")
+    assert s.values == (2033, 1700) and censored == 1
+    with pytest.raises(ValueError, match="name must be one of"):
+        length_spread(results, "ft-42")
