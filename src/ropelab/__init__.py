@@ -11,9 +11,15 @@ Every formula, number and figure of the book comes from this package. Modules:
 * :mod:`ropelab.proofs` -- SymPy derivations of the identities (chapters 1-3).
 * :mod:`ropelab.torch_modules` -- a rotary embedding module and attention layers (chapters 3, 7);
   imported on demand, so ``import ropelab`` needs neither torch nor SymPy.
+* :mod:`ropelab.describe` -- ``describe_config``: a released ``config.json`` decoded
+  (chapter 8); :mod:`ropelab.config_fields` reads the released spellings and
+  :mod:`ropelab.configs` ships real configs.
+* :mod:`ropelab.checkpoints` -- ``permute_qk_weight`` / ``unpermute_qk_weight``: checkpoints
+  between the interleaved and half-split layouts (chapter 8).
 """
 
 from . import decay, scaling
+from .checkpoints import permute_qk_weight, unpermute_qk_weight
 from .core import (
     apply_rope,
     apply_rope_complex,
@@ -25,6 +31,7 @@ from .core import (
     rotation_matrix,
     wavelengths,
 )
+from .describe import describe_config
 from .rope_config import ROPE_TYPES, frequencies_from_config
 
 __all__ = [
@@ -32,14 +39,17 @@ __all__ = [
     "apply_rope",
     "apply_rope_complex",
     "decay",
+    "describe_config",
     "frequencies_from_config",
     "half_to_interleaved",
     "interleaved_to_half",
     "inv_freq",
     "layout_permutation",
+    "permute_qk_weight",
     "rotate_pairs",
     "rotation_matrix",
     "scaling",
+    "unpermute_qk_weight",
     "wavelengths",
 ]
 
