@@ -81,4 +81,10 @@ clean:
 # Pre-train and fine-tune tiny RoPE models and measure their supported length (chapter 7).
 # Ctrl-C and rerun to resume; checkpoints go to lab/checkpoints/ (git-ignored).
 lab: $(RUNTIME_STAMP)
-	$(BIN)/python -m ropelab.lab  # writes src/ropelab/lab/results/ (committed)
+	$(BIN)/python -m ropelab.lab  # every stage; writes src/ropelab/lab/results/ (committed)
+
+# One stage of the lab at a time (.venv/bin/python -m ropelab.lab --list-stages): make
+# lab-pretrain, lab-finetune, lab-testtime, lab-seed1, lab-seed2, lab-baseline, in any order;
+# the results are written by the stage that completes the plan.
+lab-%: $(RUNTIME_STAMP)
+	$(BIN)/python -m ropelab.lab --stage $*
