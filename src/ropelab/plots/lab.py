@@ -9,7 +9,12 @@ Every function takes the dict of :func:`ropelab.lab.results.load_results` (the c
   :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` over the base (Liu et al., arXiv
   2310.05209), with censored measurements drawn as arrows;
 * :func:`plot_qk_split` -- the score :math:`q_t\cdot k_0` of a trained model split at the
-  critical dimension, layer by layer (the paper's Figure 8, on our model's real q and k).
+  critical dimension, layer by layer (the paper's Figure 8, on our model's real q and k);
+* :func:`plot_testtime` -- the loss of trained models with each test-time method of
+  :mod:`ropelab.lab.testtime` applied (the source's Figure 11, on our models).
+
+Where a model was trained with several seeds, the figures show every seed: a band over the
+loss curves, and error bars (the range) around the mean supported length.
 
 :func:`model_colours` gives every model one colour, ordered by base, shared by all figures.
 """
@@ -25,18 +30,43 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from .. import scaling
-from ..lab.results import model_names, model_record, supported_or_censored
+from ..lab.results import (
+    model_names,
+    model_record,
+    replicate_records,
+    supported_or_censored,
+    testtime_records,
+)
+from ..lab.stats import fit_power_law, length_spread
 from .style import ACCENT, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
+    "METHOD_STYLES",
+    "exponent_fit",
     "loss_curve",
     "model_colours",
     "model_linestyle",
     "plot_loss_curves",
     "plot_qk_split",
     "plot_supported_vs_predicted",
+    "plot_testtime",
     "predicted_bound",
 ]
+
+#: Colour and line style of each test-time method (:data:`ropelab.lab.testtime.METHODS`): the
+#: variants with :math:`T_\text{train}` dashed, those with :math:`T_\text{extra}` solid.
+METHOD_STYLES: dict[str, tuple[str, str]] = {
+    "pi": ("#9467bd", "-"),
+    "ntk": ("#8c564b", "-"),
+    "yarn": ("#e377c2", "-"),
+    "dyn-train": ("#1f77b4", "--"),
+    "dyn-extra": ("#1f77b4", "-"),
+    "log-train": ("#d62728", "--"),
+    "log-extra": ("#d62728", "-"),
+    "xpos": ("#2ca02c", "-"),
+}
+
+BASELINE_COLOUR = "#7f7f7f"
 
 
 def _plan(results: dict[str, Any]) -> dict[str, Any]:
@@ -62,21 +92,22 @@ def predicted_bound(record: dict[str, Any]) -> float | None:
 def model_colours(results: dict[str, Any]) -> dict[str, Any]:
     """One colour per base, from a qualitative palette in the order of the bases.
 
-    The pre-trained model is black; models with the same base but another length or fewer
-    planes share their base's colour and differ by line style (:func:`model_linestyle`).
+    The pre-trained model is black, the baselines without RoPE grey; models with the same base
+    but another length or fewer planes share their base's colour and differ by line style
+    (:func:`model_linestyle`).
     """
-    bases = sorted({r["base"] for r in results["models"] if r["kind"] != "pretrain"})
+    bases = sorted({r["base"] for r in results["models"] if r["kind"] == "finetune"})
     palette = colormaps["tab10" if len(bases) <= 10 else "tab20"].colors
     by_base = {b: palette[k % len(palette)] for k, b in enumerate(bases)}
-    return {
-        r["name"]: ("black" if r["kind"] == "pretrain" else by_base[r["base"]])
-        for r in results["models"]
-    }
+    fixed = {"pretrain": "black", "baseline": BASELINE_COLOUR}
+    return {r["name"]: fixed.get(r["kind"]) or by_base[r["base"]] for r in results["models"]}
 
 
 def model_linestyle(record: dict[str, Any]) -> str:
     """Solid for a fine-tune at the training length, dash-dot for a longer one, dotted for
-    fewer planes (the ablation)."""
+    fewer planes (the ablation), dashed for a baseline without RoPE."""
+    if record.get("kind") == "baseline":
+        return "--"
     if record["keep_planes"] is not None:
         return ":"
     if record["tune_len"] != record["train_len"]:
@@ -85,6 +116,8 @@ def model_linestyle(record: dict[str, Any]) -> str:
 
 
 def _label(record: dict[str, Any]) -> str:
+    if record.get("kind") == "baseline":
+        return f"{record['name']} ({record['prediction']['regime'].split(': ', 1)[-1]})"
     text = f"{record['name']} (β = {record['base']:g}"
     if record["tune_len"] != record["train_len"]:
         text += f", T = {record['tune_len']}"
@@ -101,10 +134,13 @@ def plot_loss_curves(
     ylim: tuple[float, float] | None = None,
     log_x: bool = False,
     mark_wavelengths: str | None = None,
+    seeds: bool = True,
 ) -> Figure:
     r"""Validation loss per context length for the models ``names`` (default: all).
 
-    Each curve is the loss of the model's binned curve; a filled dot marks the measured
+    Each curve is the loss of the model's binned curve (seed 0); with ``seeds``, a band of the
+    model's colour spans the curves of all its seeds (where it has more than one). A filled
+    dot marks the measured
     supported length (where the smoothed loss first rises ``margin`` above the reference over
     :math:`[T_\text{train}/2, T_\text{train})`), a dashed line of the same colour the predicted
     bound (Theorem 3; none where no hard bound is predicted). The training length is shaded.
@@ -124,6 +160,10 @@ def plot_loss_curves(
         colour = colours[r["name"]]
         context, loss, _ = loss_curve(r)
         ax.plot(context, loss, color=colour, lw=1.6, ls=model_linestyle(r), label=_label(r))
+        replicas = replicate_records(results, r["name"])
+        if seeds and len(replicas) > 1:
+            curves = np.array([loss_curve(x)[1] for x in replicas])
+            ax.fill_between(context, curves.min(0), curves.max(0), color=colour, alpha=0.18, lw=0)
         bound = predicted_bound(r)
         if bound is not None and bound <= eval_len:
             ax.axvline(bound, color=colour, ls="--", lw=1.0, alpha=0.8)
@@ -149,27 +189,34 @@ def plot_loss_curves(
     ax.set_xlabel("context length (tokens)")
     ax.set_ylabel("validation loss (nats per token)")
     ax.set_title(title or "Loss against context length: dots measured, dashes predicted")
+    if seeds and any(len(replicate_records(results, r["name"])) > 1 for r in records):
+        ax.plot([], [], color=NEUTRAL, alpha=0.4, lw=6, label="band: all seeds")
     ax.legend(fontsize=7, loc="best", ncol=2 if len(records) > 5 else 1)
     ax.grid(alpha=0.3)
     return fig
 
 
-def plot_supported_vs_predicted(results: dict[str, Any]) -> Figure:
-    r"""Measured supported length against the base, with Theorem 2's curve.
+def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) -> Figure:
+    r"""Measured supported length against the base, with Theorem 2's curve and Theorem 1's claim.
 
     The line is :math:`T_\text{extra}(\beta) = 2\pi\beta^{d_\text{extra}/d}` for bases at least
-    the pre-training base (Theorem 2), and :math:`T_\text{train}` below it (Theorem 3's
-    "smaller base" regime) down to :math:`\beta_3 = T_\text{train}/2\pi`, where every plane sees
-    a full period and no hard bound is predicted. Filled circles are the fine-tunes at
-    :math:`T_\text{train}`; a square is a fine-tune at a longer :math:`T_\text{tune}`, a diamond
-    the ablation. A marker with an arrow is censored: that model supports at least that length.
+    the pre-training base (Theorem 2). Below it, Theorem 1 claims only that every smaller base
+    improves on the control (the same steps at the pre-training base): the dotted level is the
+    control's mean length. Below :math:`\beta_3 = T_\text{train}/2\pi` every plane sees a full
+    period (no hard bound: a conjecture of the source). Markers are the mean over seeds with the
+    range as an error bar and each seed as a small dot; circles are fine-tunes at
+    :math:`T_\text{train}`, a square a longer :math:`T_\text{tune}`, a diamond the ablation. An
+    arrow marks a censored model (at least that length). A grey dashed level is the baseline
+    without positions. With ``fit``, the least-squares power law through the pre-trained model
+    and the larger bases (all seeds) is drawn, with its exponent.
     """
     plan = _plan(results)
     train_len, eval_len = plan["train_len"], plan["eval_len"]
     head_dim, pre_base = plan["model"]["head_dim"], plan["model"]["base"]
     beta3 = results["meta"]["thresholds"]["beta3"]
     colours = model_colours(results)
-    bases = [r["base"] for r in results["models"]]
+    rope = [r for r in results["models"] if r["kind"] != "baseline"]
+    bases = [r["base"] for r in rope]
     lo, hi = min(min(bases), beta3) / 2, max(bases) * 2
     fig, ax = new_figure(height=4.2)
     big = np.geomspace(pre_base, hi, 200)
@@ -181,44 +228,95 @@ def plot_supported_vs_predicted(results: dict[str, Any]) -> Figure:
         lw=2,
         label=r"Theorem 2: $T_\mathrm{extra} = 2\pi\beta^{d_\mathrm{extra}/d}$",
     )
-    ax.plot([beta3, pre_base], [train_len, train_len], color=KEY, lw=2,
-            label=r"Theorem 3, smaller base: $T_\mathrm{train}$")  # fmt: skip
+    control = [r for r in rope if r["kind"] == "finetune" and r["base"] == pre_base
+               and r["keep_planes"] is None and r["tune_len"] == train_len]  # fmt: skip
+    if control:
+        level = length_spread(results, control[0]["name"])[0].mean
+        ax.plot([lo, pre_base], [level, level], color=KEY, lw=1.5, ls=":",
+                label=f"control {control[0]['name']}: Theorem 1 claims longer below")  # fmt: skip
     ax.axvline(beta3, color=ACCENT, ls=":", lw=1.5, label=r"$\beta_3 = T_\mathrm{train}/2\pi$")
     ax.axvspan(lo, beta3, color=ACCENT, alpha=0.08, lw=0)
     ax.axhline(eval_len, color=NEUTRAL, ls="--", lw=1, label=f"evaluated up to {eval_len}")
-    label_y = _spread_labels(results)
     for r in results["models"]:
-        length, censored = supported_or_censored(r)
+        if r["kind"] == "baseline":
+            length, _ = supported_or_censored(r)
+            ax.axhline(length, color=BASELINE_COLOUR, ls="--", lw=1.2, label=_label(r))
+    label_y = _spread_labels(results)
+    for r in rope:
+        spread, censored = length_spread(results, r["name"])
         marker = "o"
         if r["tune_len"] != r["train_len"]:
             marker = "s"
         if r["keep_planes"] is not None:
             marker = "D"
-        ax.plot(r["base"], length, marker, color=colours[r["name"]], ms=8, mec="black", mew=0.6)
+        colour = colours[r["name"]]
+        if spread.n > 1:
+            ax.errorbar(r["base"], spread.mean,
+                        yerr=[[spread.mean - spread.lo], [spread.hi - spread.mean]],
+                        color=colour, lw=1.2, capsize=3)  # fmt: skip
+            ax.plot([r["base"]] * spread.n, spread.values, ".", color=colour, ms=3)
+        ax.plot(r["base"], spread.mean, marker, color=colour, ms=8, mec="black", mew=0.6)
         if censored:
-            ax.annotate("", xy=(r["base"], length * 1.6), xytext=(r["base"], length),
-                        arrowprops={"arrowstyle": "->", "color": colours[r["name"]], "lw": 1.5})  # fmt: skip
-        ax.annotate(r["name"], (r["base"], length), xytext=(r["base"] * 1.35, label_y[r["name"]]),
+            ax.annotate("", xy=(r["base"], spread.mean * 1.6), xytext=(r["base"], spread.mean),
+                        arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.5})  # fmt: skip
+        ax.annotate(r["name"], (r["base"], spread.mean),
+                    xytext=(r["base"] * 1.35, label_y[r["name"]]),
                     textcoords="data", fontsize=7, va="center")  # fmt: skip
+    if fit:
+        power = exponent_fit(results)
+        if power is not None:
+            xs = np.geomspace(pre_base, max(bases), 50)
+            ax.plot(xs, power.prefactor * xs**power.exponent, color="black", lw=1, ls="--",
+                    label=f"fit: β^{power.exponent:.3f} "
+                    f"(95 %: {power.lo:.3f} to {power.hi:.3f})")  # fmt: skip
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
     ax.set_xlim(lo, hi)
     ax.set_ylim(train_len / 2, eval_len * 3)
     ax.set_xlabel(r"RoPE base $\beta$ of the fine-tune")
     ax.set_ylabel("supported context length (tokens)")
-    ax.set_title("Measured (markers) against predicted (lines) supported length")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Measured (markers: mean, range over seeds) against predicted (lines)")
+    ax.legend(fontsize=6.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     return fig
+
+
+def exponent_fit(results: dict[str, Any]) -> Any:
+    """:func:`ropelab.lab.stats.fit_power_law` through the pre-trained model and the fine-tunes
+    with larger bases at the training length with all planes (every seed, censored ones
+    excluded); ``None`` with fewer than two such bases."""
+    plan = _plan(results)
+    pre_base, train_len = plan["model"]["base"], plan["train_len"]
+    names = [
+        r["name"]
+        for r in results["models"]
+        if r["kind"] != "baseline"
+        and r["keep_planes"] is None
+        and r["tune_len"] == train_len
+        and (r["kind"] == "pretrain" or r["base"] > pre_base)
+    ]
+    bases, lengths = [], []
+    for name in names:
+        for record in replicate_records(results, name):
+            length, censored = supported_or_censored(record)
+            if not censored:
+                bases.append(record["base"])
+                lengths.append(length)
+    if len(set(bases)) < 2 or len(bases) < 3:
+        return None
+    return fit_power_law(bases, lengths)
 
 
 def _spread_labels(results: dict[str, Any], gap: float = 1.14) -> dict[str, float]:
     """Label heights for :func:`plot_supported_vs_predicted`: each model's length, pushed up so
     that labels of models with the same base are at least a factor ``gap`` apart."""
     heights: dict[str, float] = {}
-    for base in {r["base"] for r in results["models"]}:
+    rope = [r for r in results["models"] if r["kind"] != "baseline"]
+    for base in {r["base"] for r in rope}:
         group = sorted(
-            (supported_or_censored(r)[0], r["name"]) for r in results["models"] if r["base"] == base
+            (length_spread(results, r["name"])[0].mean, r["name"])
+            for r in rope
+            if r["base"] == base
         )
         previous = 0.0
         for length, name in group:
@@ -264,4 +362,66 @@ def plot_qk_split(results: dict[str, Any], name: str = "pretrain") -> Figure:
         f"{_label(record)}: q·k split at d_extra = {split['d_extra']} (shaded: T = {seen})",
         fontsize=10,
     )
+    return fig
+
+
+def plot_testtime(
+    results: dict[str, Any],
+    models: Sequence[str],
+    *,
+    methods: Sequence[str] | None = None,
+    ylim: tuple[float, float] | None = None,
+    replicate: int = 0,
+) -> Figure:
+    r"""The loss of trained models with each test-time method applied, one panel per model.
+
+    Black: the plain model; coloured (:data:`METHOD_STYLES`): each applicable method of
+    ``methods`` (default: all that were run), dashed where it uses :math:`T_\text{train}`,
+    solid where it uses :math:`T_\text{extra}` (or has no such choice). The training length is
+    shaded and a dotted line marks the model's :math:`T_\text{extra}` when it has one within
+    the evaluated length; the dotted level is the plain model's reference loss plus the margin,
+    where the supported length ends.
+    """
+    if not models:
+        raise ValueError("models must name at least one model")
+    plan = _plan(results)
+    train_len, eval_len, margin = plan["train_len"], plan["eval_len"], plan["margin"]
+    ncols = min(3, len(models))
+    nrows = -(-len(models) // ncols)
+    fig, axes = new_figure(ncols, nrows, height=3.0 * nrows + 0.7, sharey=True, squeeze=False)
+    handles: dict[str, Any] = {}
+    for ax, name in zip(axes.flat, models, strict=False):
+        record = model_record(results, name)
+        runs = testtime_records(results, name, replicate)
+        if not runs:
+            raise ValueError(f"models must have test-time records, {name!r} has none")
+        context, loss, _ = loss_curve(record)
+        ax.axvspan(0, train_len, color=NEUTRAL, alpha=0.12, lw=0)
+        (line,) = ax.plot(context, loss, color="black", lw=1.8)
+        handles["plain model"] = line
+        level = record["measured"]["reference_loss"] + margin
+        ax.axhline(level, color=NEUTRAL, ls=":", lw=1)
+        t_extra = record["prediction"]["t_extra"]
+        if t_extra is not None and t_extra < eval_len:
+            ax.axvline(t_extra, color=QUERY, ls=":", lw=1)
+        for run in runs:
+            if not run["applicable"] or (methods is not None and run["method"] not in methods):
+                continue
+            colour, style = METHOD_STYLES[run["method"]]
+            c, y, _ = loss_curve(run)
+            (line,) = ax.plot(c, y, color=colour, ls=style, lw=1.2)
+            handles[run["label"]] = line
+        ax.set_title(_label(record), fontsize=9)
+        ax.set_xlim(0, eval_len)
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(models) :]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("context length (tokens)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("validation loss (nats)")
+    fig.legend(list(handles.values()), list(handles), fontsize=7,
+               loc="outside lower center", ncol=min(4, len(handles)))  # fmt: skip
     return fig
