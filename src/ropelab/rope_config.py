@@ -10,12 +10,18 @@ the scaled frequencies and the factor that multiplies cos and sin, for the six r
 that chapter 6 of the book explains: ``default``, ``linear``, ``dynamic``, ``yarn``,
 ``longrope`` and ``llama3``.
 
+Each rope type is one :class:`RopeType` record in :data:`ROPE_TYPES`, in the manner of
+transformers' ``modeling_rope_utils.py``: its frequency function, the keys of the rope dict it
+reads (and which of them it requires), whether it needs the pre-extension length, and how its
+frequencies depend on the current sequence length. Everything that differs between types is
+read off these records, here, in :mod:`ropelab.torch_modules` and in chapter 6's figures.
+
 It works in two steps:
 
 1. :func:`rope_spec_from_config` reads the config, applies transformers' precedence rules and
    defaults, and returns a frozen :class:`RopeSpec` of resolved, checked parameters.
-2. The function registered for the spec's rope type in :data:`ROPE_TYPES` evaluates the
-   formula, in float64, and returns ``(inv_freq, attention_factor)``.
+2. The record of the spec's rope type evaluates the formula, in float64, and returns
+   ``(inv_freq, attention_factor)``.
 
 :func:`frequencies_from_config` does both. The results agree with transformers'
 ``ROPE_INIT_FUNCTIONS`` to float32 rounding (transformers computes in float32).
@@ -27,7 +33,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -45,6 +51,7 @@ __all__ = [
     "DEFAULT_ROPE_THETA",
     "ROPE_TYPES",
     "RopeSpec",
+    "RopeType",
     "default_frequencies",
     "dynamic_frequencies",
     "dynamic_ntk_base",
@@ -67,9 +74,6 @@ DEFAULT_ROPE_THETA = 10000.0
 
 _YARN_BETA_FAST = 32.0
 _YARN_BETA_SLOW = 1.0
-
-# Rope types whose config carries a pre-extension context length.
-_ORIGINAL_LENGTH_TYPES = ("yarn", "longrope", "llama3")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,6 +334,7 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
             raise ValueError(f"{where}['{key}'] is required for rope_type {rope_type!r}")
         return params[key]
 
+    record = ROPE_TYPES[rope_type]
     fields: dict[str, Any] = {
         "rope_type": rope_type,
         "head_dim": _head_dim(config),
@@ -341,22 +346,24 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
     if max_len is not None:
         max_len = check_count(max_len, "max_position_embeddings")
 
-    if rope_type in ("linear", "dynamic", "llama3"):
+    if record.factor == "required":
         fields["factor"] = required("factor")
-    elif rope_type in ("yarn", "longrope"):
-        if rope_type == "yarn" and "factor" not in params:
+    elif record.factor == "nullable":
+        if "factor" not in params:
             raise ValueError(
-                f"{where}['factor'] is required for rope_type 'yarn' (null means "
+                f"{where}['factor'] is required for rope_type {rope_type!r} (null means "
                 "max_position_embeddings / original_max_position_embeddings)"
             )
+        fields["factor"] = params.get("factor")
+    elif record.factor == "optional":
         fields["factor"] = params.get("factor")
     if fields.get("factor") is not None:
         check_positive(fields["factor"], f"{where}['factor']", minimum=1.0, inclusive=True)
 
-    if rope_type == "dynamic" and max_len is None:
-        raise ValueError("max_position_embeddings is required for rope_type 'dynamic'")
+    if record.needs_max_length and max_len is None:
+        raise ValueError(f"max_position_embeddings is required for rope_type {rope_type!r}")
 
-    if rope_type in _ORIGINAL_LENGTH_TYPES:
+    if record.original_length:
         key = "original_max_position_embeddings"
         original = config.get(key)
         if original is None:
@@ -377,23 +384,12 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
                 )
             fields["factor"] = max_len / original
 
-    if rope_type in ("yarn", "longrope"):
-        fields["attention_factor"] = params.get("attention_factor")
-    if rope_type == "yarn":
-        fields["beta_fast"] = params.get("beta_fast") or _YARN_BETA_FAST
-        fields["beta_slow"] = params.get("beta_slow") or _YARN_BETA_SLOW
-        fields["mscale"] = params.get("mscale")
-        fields["mscale_all_dim"] = params.get("mscale_all_dim")
-        truncate = params.get("truncate", True)
-        if truncate is not None and not isinstance(truncate, bool | np.bool_):
-            raise ValueError(f"{where}['truncate'] must be true or false, got {truncate!r}")
-        fields["truncate"] = bool(truncate)
-    if rope_type == "longrope":
-        fields["short_factor"] = required("short_factor")
-        fields["long_factor"] = required("long_factor")
-    if rope_type == "llama3":
-        fields["low_freq_factor"] = required("low_freq_factor")
-        fields["high_freq_factor"] = required("high_freq_factor")
+    for key in record.required:
+        fields[key] = required(key)
+    for key in record.optional:
+        fields[key] = params.get(key)
+    if record.read is not None:
+        fields.update(record.read(params, where))
     return RopeSpec(**fields)
 
 
@@ -416,7 +412,7 @@ def frequencies_from_config(config: Any, seq_len: int | None = None) -> tuple[np
         ValueError: for an unknown rope type, a missing required key, or a value out of range.
     """
     spec = rope_spec_from_config(config)
-    return ROPE_TYPES[spec.rope_type](spec, _check_seq_len(seq_len))
+    return ROPE_TYPES[spec.rope_type].frequencies(spec, _check_seq_len(seq_len))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -794,15 +790,111 @@ def llama3_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.n
     return scaled, 1.0
 
 
-ROPE_TYPES: dict[str, Callable[[RopeSpec, int | None], tuple[np.ndarray, float]]] = {
-    "default": default_frequencies,
-    "linear": linear_frequencies,
-    "dynamic": dynamic_frequencies,
-    "yarn": yarn_frequencies,
-    "longrope": longrope_frequencies,
-    "llama3": llama3_frequencies,
+def _read_yarn(params: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """YaRN's own keys: missing, null or 0 rotation counts mean 32 / 1; ``truncate`` is read
+    for truth as transformers does (missing: True, null: False)."""
+    truncate = params.get("truncate", True)
+    if truncate is not None and not isinstance(truncate, bool | np.bool_):
+        raise ValueError(f"{where}['truncate'] must be true or false, got {truncate!r}")
+    return {
+        "beta_fast": params.get("beta_fast") or _YARN_BETA_FAST,
+        "beta_slow": params.get("beta_slow") or _YARN_BETA_SLOW,
+        "truncate": bool(truncate),
+    }
+
+
+FrequencyFunction = Callable[[RopeSpec, int | None], tuple[np.ndarray, float]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RopeType:
+    """One rope type: how to read it from a config and how to compute its frequencies.
+
+    Attributes:
+        name: the ``rope_type`` of the config.
+        title: the method's name in the book ("position interpolation").
+        frequencies: ``(spec, seq_len) -> (inv_freq, attention_factor)``.
+        factor: how the type reads ``factor``: ``"required"`` (a number), ``"nullable"`` (the
+            key must be there, null means max / original length), ``"optional"`` or ``None``
+            (not read).
+        original_length: it has a pre-extension length ``original_max_position_embeddings``.
+        needs_max_length: it needs ``max_position_embeddings``.
+        required, optional: further keys of the rope dict it reads, copied into the spec.
+        read: reads keys that need their own rules (``(params, where) -> fields``).
+        length_policy: how the frequencies depend on the current length *L*: ``"none"``;
+            ``"longest_seen"`` (they follow the longest *L* seen, and return to the originals
+            once *L* is back within ``max_position_embeddings``: dynamic NTK); ``"current"``
+            (they follow *L* itself: LongRoPE's short and long factors).
+    """
+
+    name: str
+    title: str
+    frequencies: FrequencyFunction
+    factor: Literal["required", "nullable", "optional"] | None = None
+    original_length: bool = False
+    needs_max_length: bool = False
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    read: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = None
+    length_policy: Literal["none", "longest_seen", "current"] = "none"
+
+    @property
+    def length_dependent(self) -> bool:
+        """Whether the frequencies depend on the current sequence length."""
+        return self.length_policy != "none"
+
+    def __call__(self, spec: RopeSpec, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+        return self.frequencies(spec, seq_len)
+
+
+ROPE_TYPES: dict[str, RopeType] = {
+    record.name: record
+    for record in (
+        RopeType(name="default", title="RoPE", frequencies=default_frequencies),
+        RopeType(
+            name="linear",
+            title="position interpolation",
+            frequencies=linear_frequencies,
+            factor="required",
+        ),
+        RopeType(
+            name="dynamic",
+            title="dynamic NTK scaling",
+            frequencies=dynamic_frequencies,
+            factor="required",
+            needs_max_length=True,
+            length_policy="longest_seen",
+        ),
+        RopeType(
+            name="yarn",
+            title="YaRN",
+            frequencies=yarn_frequencies,
+            factor="nullable",
+            original_length=True,
+            optional=("attention_factor", "mscale", "mscale_all_dim"),
+            read=_read_yarn,
+        ),
+        RopeType(
+            name="longrope",
+            title="LongRoPE",
+            frequencies=longrope_frequencies,
+            factor="optional",
+            original_length=True,
+            required=("short_factor", "long_factor"),
+            optional=("attention_factor",),
+            length_policy="current",
+        ),
+        RopeType(
+            name="llama3",
+            title="Llama 3.1 scaling",
+            frequencies=llama3_frequencies,
+            factor="required",
+            original_length=True,
+            required=("low_freq_factor", "high_freq_factor"),
+        ),
+    )
 }
-"""Rope type → function ``(spec, seq_len) -> (inv_freq, attention_factor)``.
+"""Rope type → its :class:`RopeType` record (callable as ``(spec, seq_len)``).
 
 The counterpart of transformers' ``ROPE_INIT_FUNCTIONS`` (which has no ``"default"`` entry:
 each model class computes that one itself).

@@ -46,7 +46,7 @@ from ._checks import (
 )
 from .core import apply_rope, coordinate_planes, rope_angles, rotate_pairs
 from .core import inv_freq as default_inv_freq
-from .rope_config import RopeSpec, frequencies_from_config, rope_spec_from_config
+from .rope_config import ROPE_TYPES, RopeSpec, frequencies_from_config, rope_spec_from_config
 
 __all__ = [
     "AttentionConfig",
@@ -174,7 +174,6 @@ class RotaryEmbedding(nn.Module):
         self.max_position_embeddings: int | None = None
         self.original_max_position_embeddings: int | None = None
         self._freq_seq_len: int | None = None  # dynamic: the length the frequencies are for
-        self._long_theta: np.ndarray | None = None  # longrope: long_factor frequencies
         self._cache_dtype = dtype
         planes = self.rotary_dim // 2
         self.register_buffer("cos_cached", torch.empty(0, planes, dtype=dtype), persistent=False)
@@ -213,7 +212,7 @@ class RotaryEmbedding(nn.Module):
         module.rope_type = spec.rope_type
         module.max_position_embeddings = spec.max_position_embeddings
         module.original_max_position_embeddings = spec.original_max_position_embeddings
-        if spec.rope_type == "dynamic":
+        if ROPE_TYPES[spec.rope_type].length_policy == "longest_seen":
             module._freq_seq_len = spec.max_position_embeddings
         return module
 
@@ -250,28 +249,28 @@ class RotaryEmbedding(nn.Module):
         self.clear_cache()
 
     def _update_frequencies(self, seq_len: int) -> None:
-        """transformers' ``dynamic_rope_update`` for the ``dynamic`` and ``longrope`` types."""
+        """transformers' ``dynamic_rope_update``, by the rope type's ``length_policy``.
+
+        ``"longest_seen"`` (dynamic NTK): the frequencies of the longest length seen, back to
+        the originals once the length is within ``max_position_embeddings``. ``"current"``
+        (LongRoPE): the frequencies of the current length.
+        """
         if self._spec is None:
             return
-        if self.rope_type == "dynamic":
+        policy = ROPE_TYPES[self._spec.rope_type].length_policy
+        if policy == "longest_seen":
             max_pos = self.max_position_embeddings
             assert max_pos is not None and self._freq_seq_len is not None
-            if seq_len > self._freq_seq_len:  # growth: NTK-scaled base for this length
+            if seq_len > self._freq_seq_len:  # growth: the frequencies of this length
                 theta, factor = _frequencies(self._spec, seq_len=seq_len)
                 self._set_frequencies(theta, factor)
                 self._freq_seq_len = seq_len
             elif seq_len <= max_pos and self._freq_seq_len > max_pos:  # back within: reset
                 self._set_frequencies(self._original_theta, self._attention_factor)
                 self._freq_seq_len = max_pos
-        elif self.rope_type == "longrope":
-            original = self.original_max_position_embeddings
-            assert original is not None
-            if seq_len > original:
-                if self._long_theta is None:
-                    self._long_theta, _ = _frequencies(self._spec, seq_len=original + 1)
-                self._set_frequencies(self._long_theta, self._attention_factor)
-            else:
-                self._set_frequencies(self._original_theta, self._attention_factor)
+        elif policy == "current":
+            theta, _ = _frequencies(self._spec, seq_len=seq_len)
+            self._set_frequencies(theta, self._attention_factor)
 
     def _cos_sin_from_angles(self, angles: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         cos, sin = np.cos(angles), np.sin(angles)  # float64
