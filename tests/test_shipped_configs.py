@@ -160,22 +160,22 @@ def test_layer_types_and_counts_follow_transformers(name):
         assert fields.nope_layers == tuple(i for i, u in enumerate(config.no_rope_layers) if not u)
 
 
-def test_deepseek_softmax_scale_equals_transformers():
-    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
-
-    config = hf_text_config(loadable("deepseek-v3"))
+@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("deepseek")])
+def test_deepseek_softmax_scale_equals_transformers(name):
+    config = hf_text_config(loadable(name))
+    module, _ = hf_rotary(config)
+    attention_class = next(n for n in dir(module) if n.endswith("Attention") and "Flash" not in n)
     small = copy.deepcopy(config)  # the scale does not depend on the layer sizes
-    small.hidden_size, small.num_attention_heads, small.q_lora_rank, small.kv_lora_rank = (
-        64,
-        2,
-        16,
-        16,
-    )
-    theirs = DeepseekV3Attention(small, 0).scaling * math.sqrt(192)
-    fields = normalize_config(released("deepseek-v3"))
-    assert fields.head_dim == 192
+    small.hidden_size, small.num_attention_heads = 64, 2
+    small.q_lora_rank, small.kv_lora_rank = 16, 16
+    head = config.qk_nope_head_dim + config.qk_rope_head_dim
+    theirs = getattr(module, attention_class)(small, 0).scaling * math.sqrt(head)
+    fields = normalize_config(released(name))
+    scaling = released(name)["rope_scaling"]
+    assert fields.head_dim == head == 192
     assert fields.softmax_scale == pytest.approx(theirs, rel=1e-12)
-    assert fields.softmax_scale == pytest.approx((0.1 * math.log(40) + 1) ** 2, rel=1e-15)
+    m = 0.1 * scaling["mscale_all_dim"] * math.log(scaling["factor"]) + 1
+    assert fields.softmax_scale == pytest.approx(m * m, rel=1e-15)
 
 
 def test_ministral_query_temperature_equals_transformers():
