@@ -85,11 +85,10 @@ def round_to_dtype(x: Any, dtype: str) -> np.ndarray:
         with np.errstate(over="ignore"):
             return x.astype(name).astype(np.float64)
     bits, emin, emax = _FORMATS[name]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        exponent = np.floor(np.log2(np.abs(x)))
-        exponent = np.where(np.isfinite(exponent), exponent, emin)
-        exponent = np.clip(exponent, emin, None)
-        spacing = np.exp2(exponent - bits + 1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        _, exponent = np.frexp(x)  # |x| = f 2^e with f in [0.5, 1): floor(log2|x|) = e - 1
+        exponent = np.maximum(exponent - 1, emin)
+        spacing = np.ldexp(1.0, exponent - bits + 1)
         rounded = np.round(x / spacing) * spacing  # np.round rounds halves to even
         largest = (2 - 2.0 ** (1 - bits)) * 2.0**emax
         return np.where(np.abs(rounded) > largest, np.sign(rounded) * np.inf, rounded)
@@ -147,7 +146,8 @@ def angle_errors(
 
     The reference is :math:`\cos(m\theta_i)` in float64 with exact :math:`\theta_i`; the
     model's value is :math:`\mathrm{round}_{\text{dtype}}(\cos\hat\phi)` with
-    :math:`\hat\phi` from :func:`angles` (``mode``).
+    :math:`\hat\phi` from :func:`angles` (``mode``). A position or angle beyond the dtype's
+    largest value (65,504 in float16) rounds to infinity and has no cosine: its errors are NaN.
     """
     dim, base = check_dim(dim), check_base(base)
     dtype = _check_dtype(dtype)
@@ -155,8 +155,9 @@ def angle_errors(
     theta = inv_freq(dim, base)
     exact = m[:, None] * theta
     approx = angles(m, theta, mode, dtype)
-    cos_err = np.abs(round_to_dtype(np.cos(approx), dtype) - np.cos(exact))
-    sin_err = np.abs(round_to_dtype(np.sin(approx), dtype) - np.sin(exact))
+    with np.errstate(invalid="ignore"):  # an angle that overflowed to inf has no cos: NaN
+        cos_err = np.abs(round_to_dtype(np.cos(approx), dtype) - np.cos(exact))
+        sin_err = np.abs(round_to_dtype(np.sin(approx), dtype) - np.sin(exact))
     return AngleErrors(
         positions=m,
         angle=np.abs(approx - exact).max(axis=1),
