@@ -1,0 +1,118 @@
+"""Fixed-width tables of the lab's results for chapter 7 (at most 79 characters a line).
+
+* :func:`format_seeds` -- each model's supported length for every seed, the mean with its
+  standard deviation, next to the prediction;
+* :func:`format_testtime` -- one model with each test-time method: the length the method takes
+  as the original, the supported length, the loss inside the training window and past it;
+* :func:`format_testtime_grid` -- the supported lengths of several models and every method.
+
+Censored lengths print as ``>=N``; a method that does not apply prints ``n/a``. Needs neither
+torch nor matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .results import model_record, replicate_records, testtime_records
+from .stats import length_spread
+from .testtime import METHODS
+
+__all__ = ["format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
+
+
+def length_cell(measured: dict[str, Any] | None) -> str:
+    """A supported length as printed: ``836``, ``>=2033`` (censored), ``n/a`` (none)."""
+    if measured is None:
+        return "n/a"
+    if measured["supported_length"] is None:
+        return f">={measured['at_least']}"
+    return str(measured["supported_length"])
+
+
+def _claim(record: dict[str, Any]) -> str:
+    p = record["prediction"]
+    if p["claim"] == "bound":
+        return f"{p['expected_supported_length']:.0f}"
+    return {
+        "longer than control": ">ctrl",
+        "no hard bound (conjecture)": "conj.",
+        "no hard bound (our reading)": "none",
+    }.get(p["claim"], "-")
+
+
+def format_seeds(results: dict[str, Any], names: Sequence[str]) -> str:
+    """Supported length per seed, mean ± standard deviation, and the prediction.
+
+    Columns: model, base, prediction (as in :func:`ropelab.lab.experiment.format_summary`),
+    the length of seeds 0, 1, 2 (``-`` for a seed not run), and ``mean ± sd`` over the seeds
+    (a ``*`` marks a mean that includes a censored seed, so a lower bound).
+    """
+    if not names:
+        raise ValueError("names must name at least one model")
+    lines = [f"{'model':<12}{'base':>8}{'pred':>7}{'seed 0':>9}{'seed 1':>8}{'seed 2':>8}"
+             f"{'mean ± sd':>16}"]  # fmt: skip
+    for name in names:
+        record = model_record(results, name)
+        seeds = {
+            r["replicate"]: length_cell(r["measured"]) for r in replicate_records(results, name)
+        }
+        spread, censored = length_spread(results, name)
+        base = "-" if record["base"] is None else f"{record['base']:g}"
+        mean = f"{spread.mean:.0f} ± {spread.sd:.0f}" if spread.n > 1 else f"{spread.mean:.0f}"
+        lines.append(
+            f"{name:<12}{base:>8}{_claim(record):>7}{seeds.get(0, '-'):>9}"
+            f"{seeds.get(1, '-'):>8}{seeds.get(2, '-'):>8}{mean + ('*' if censored else ''):>16}"
+        )
+    return "\n".join(lines)
+
+
+def format_testtime(results: dict[str, Any], model: str, replicate: int = 0) -> str:
+    """One model with every test-time method run on it (the plain model first).
+
+    Columns: method, the length it takes as the original (``T0``), the supported length, the
+    mean loss over :math:`[T_\\text{train}/2, T_\\text{train})` (``in win``), over every
+    position past :math:`T_\\text{train}` (``past``) and over the last positions (``end``).
+    """
+    record = model_record(results, model)
+    m = record["measured"]
+    curve = record["loss_curve"]["loss"]
+    train_len = record["train_len"]
+    width = record["loss_curve"]["bin_width"]
+    past = sum(curve[train_len // width :]) / len(curve[train_len // width :])
+    lines = [f"{'method':<24}{'T0':>6}{'supported':>11}{'in win':>9}{'past':>8}{'end':>8}"]
+    lines.append(
+        f"{'none (plain model)':<24}{'-':>6}{length_cell(m):>11}"
+        f"{m['reference_loss']:>9.3f}{past:>8.3f}{m['loss_at_eval_len']:>8.3f}"
+    )
+    for r in testtime_records(results, model, replicate):
+        if not r["applicable"]:
+            lines.append(f"{r['label']:<24}{'-':>6}{'n/a':>11}")
+            continue
+        t = r["measured"]
+        lines.append(
+            f"{r['label']:<24}{r['ref_len']:>6}{length_cell(t):>11}"
+            f"{t['method_reference_loss']:>9.3f}{t['mean_loss_past_train']:>8.3f}"
+            f"{t['loss_at_eval_len']:>8.3f}"
+        )
+    return "\n".join(lines)
+
+
+def format_testtime_grid(results: dict[str, Any], models: Sequence[str], replicate: int = 0) -> str:
+    """Supported length of each model (columns) with each method (rows), the plain model
+    first; ``n/a`` where a method does not apply."""
+    if not models:
+        raise ValueError("models must name at least one model")
+    head = f"{'method':<24}" + "".join(f"{m:>11}" for m in models)
+    lines = [head]
+    plain = [length_cell(model_record(results, m)["measured"]) for m in models]
+    lines.append(f"{'none (plain model)':<24}" + "".join(f"{c:>11}" for c in plain))
+    for method, label in METHODS.items():
+        cells = []
+        for m in models:
+            found = [r for r in testtime_records(results, m, replicate) if r["method"] == method]
+            cells.append(length_cell(found[0]["measured"]) if found else "-")
+        if any(c != "-" for c in cells):
+            lines.append(f"{label:<24}" + "".join(f"{c:>11}" for c in cells))
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""ropelab.lab.tables (chapter 7): every cell of the printed tables is the committed number,
+and every line fits the page."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ropelab.lab.results import load_results, model_record, replicate_records, testtime_records
+from ropelab.lab.tables import format_seeds, format_testtime, format_testtime_grid, length_cell
+
+
+@pytest.fixture(scope="module")
+def results():
+    return load_results()
+
+
+def cell(record):
+    m = record["measured"]
+    return str(m["supported_length"]) if m["supported_length"] is not None else f">={m['at_least']}"
+
+
+def test_length_cell():
+    assert length_cell(None) == "n/a"
+    assert length_cell({"supported_length": 836, "at_least": None}) == "836"
+    assert length_cell({"supported_length": None, "at_least": 2033}) == ">=2033"
+
+
+def test_format_seeds(results):
+    names = ["pretrain", "ft-1e4", "ft-1e6", "ft-16", "ft-60", "nope"]
+    lines = format_seeds(results, names).splitlines()
+    assert len(lines) == 1 + len(names) and max(map(len, lines)) <= 79
+    for line, name in zip(lines[1:], names, strict=True):
+        fields = line.split()
+        assert fields[0] == name
+        replicas = replicate_records(results, name)
+        seeds = [cell(r) for r in replicas] + ["-"] * (3 - len(replicas))
+        assert fields[3:6] == seeds
+        values = [r["measured"]["supported_length"] or r["measured"]["at_least"] for r in replicas]
+        mean = fields[6].rstrip("*")
+        assert float(mean) == pytest.approx(np.mean(values), abs=0.5)
+        if len(replicas) > 1:
+            assert fields[7] == "±" and float(fields[8].rstrip("*")) == pytest.approx(
+                np.std(values, ddof=1), abs=0.5
+            )
+    with pytest.raises(ValueError, match="at least one"):
+        format_seeds(results, [])
+
+
+def test_format_testtime(results):
+    for model in ("pretrain", "ft-16", "ft-1e7"):
+        lines = format_testtime(results, model).splitlines()
+        records = testtime_records(results, model)
+        assert len(lines) == 2 + len(records) and max(map(len, lines)) <= 79
+        plain = model_record(results, model)
+        assert lines[1].split()[3] == cell(plain)
+        assert float(lines[1].split()[4]) == pytest.approx(
+            plain["measured"]["reference_loss"], abs=5e-4
+        )
+        for line, r in zip(lines[2:], records, strict=True):
+            assert line.startswith(r["label"])
+            rest = line[len(r["label"]) :].split()
+            if not r["applicable"]:
+                assert rest == ["-", "n/a"]
+                continue
+            m = r["measured"]
+            assert rest[0] == str(r["ref_len"]) and rest[1] == cell(r)
+            assert float(rest[2]) == pytest.approx(m["method_reference_loss"], abs=5e-4)
+            assert float(rest[3]) == pytest.approx(m["mean_loss_past_train"], abs=5e-4)
+            assert float(rest[4]) == pytest.approx(m["loss_at_eval_len"], abs=5e-4)
+
+
+def test_format_testtime_grid(results):
+    models = ["pretrain", "ft-16", "ft-1e5", "ft-1e6", "ft-1e7"]
+    lines = format_testtime_grid(results, models).splitlines()
+    assert max(map(len, lines)) <= 79 and lines[0].split()[1:] == models
+    assert lines[1].split()[-5:] == [cell(model_record(results, m)) for m in models]
+    for line in lines[2:]:
+        label = line[:24].strip()
+        cells = line[24:].split()
+        for model, value in zip(models, cells, strict=True):
+            found = [r for r in testtime_records(results, model) if r["label"] == label]
+            assert value == (cell(found[0]) if found[0]["applicable"] else "n/a")
+    with pytest.raises(ValueError, match="at least one"):
+        format_testtime_grid(results, [])
