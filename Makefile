@@ -11,7 +11,7 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets chromium clean help bench lab
+.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env
 
 help:
 	@echo "make book       build the site (creates $(VENV) when missing)"
@@ -60,8 +60,24 @@ chromium:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && apt-get install -y -qq chromium; }
 
+# The package as a user installs it: the built wheel with its "book" extra in a clean virtual
+# environment (torch 2.13.0 first, as on Colab where torch is already there);
+# tests/test_packaging.py runs a chapter in it.
+WHEEL_VENV := .venv-wheel
+PACKAGE_FILES := pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*' 2>/dev/null)
+$(WHEEL_VENV)/.installed: $(PACKAGE_FILES) | $(BIN)/python
+	rm -rf $(WHEEL_VENV) _build/wheel
+	$(PIP) wheel --no-deps --quiet --disable-pip-version-check -w _build/wheel .
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(TORCH_PIN)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	  "$$(ls _build/wheel/ropelab-*.whl)[book]" nbclient
+	touch $@
+
+wheel-env: $(WHEEL_VENV)/.installed
+
 # The package, the notebooks (nbval) and the built site in a real browser.
-test: lint book chromium
+test: lint book chromium wheel-env
 	$(BIN)/python -m pytest
 
 # Execute every chapter in place so that the committed outputs (what nbval compares and what
@@ -76,7 +92,7 @@ bench: $(DEV_STAMP) assets chromium
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache vendor
+	rm -rf _build .pytest_cache .ruff_cache vendor $(WHEEL_VENV)
 
 # Pre-train and fine-tune tiny RoPE models and measure their supported length (chapter 7).
 # Ctrl-C and rerun to resume; checkpoints go to lab/checkpoints/ (git-ignored).

@@ -11,7 +11,6 @@ included).
 
 from __future__ import annotations
 
-import inspect
 import json
 import statistics
 import sys
@@ -19,105 +18,47 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from bench_common import ROOT, Row, median_time
 
 sys.path.insert(0, str(ROOT / "tools"))
 from headless_chromium import CHROMIUM, CHROMIUM_ARGS
 
-from ropelab.core import rotation_matrix
-from ropelab.plots.rotation import shifted_scores
-from ropelab.positions import sinusoidal_encoding
-from ropelab.widgets import blocks, decay, extension, positions, rotation, spectrum
+from ropelab.interactive import FIGURES, figure_spec
 
 DEFAULT_TARGET_MS = 20.0
 MAXIMUM_TARGET_MS = 100.0
 PAGES = ("01", "03", "04", "05", "06")
 
 
-def _rotation_data(m: int, n: int, theta: float, shift: int) -> tuple[str, dict[str, Any]]:
-    """Chapter 1: the readout and the score-versus-shift curve of the widget's picture."""
-    text = rotation.relative_rotation_readout(m, n, theta, shift)
-    curve = shifted_scores(
-        rotation.DEFAULT_Q, rotation.DEFAULT_K, m, n, theta, np.arange(rotation.POSITION_MAX + 1)
-    )
-    return text, curve
-
-
-def _calculator_defaults() -> dict[str, Any]:
-    parameters = inspect.signature(extension.calculator_widget).parameters
-    return {name: p.default for name, p in parameters.items()}
-
-
-def _sinusoid_defaults() -> dict[str, Any]:
-    parameters = inspect.signature(positions.sinusoid_explorer).parameters
-    return {name: p.default for name, p in parameters.items()}
+def largest_settings(kind: str) -> dict[str, Any]:
+    """Every slider at the top of its range (the most work), every option of a multiple
+    choice, the last option of a choice."""
+    settings: dict[str, Any] = {}
+    for control in figure_spec(kind).controls:
+        if control.multiple:
+            settings[control.name] = tuple(control.options or ())
+        elif control.is_choice:
+            settings[control.name] = (control.options or ())[-1]
+        else:
+            settings[control.name] = control.high
+    return settings
 
 
 def python_cases() -> list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, Any]]]:
-    """(label, data function, defaults, largest settings) of each chapter's widget."""
-    length, dim, log_base = (positions.LIMITS[k] for k in ("length", "dim", "log10_base"))
-    return [
-        (
-            "ch 0 sinusoid table (sinusoidal_encoding)",
-            sinusoidal_encoding,
-            _sinusoid_defaults(),
-            {"length": length[1], "dim": dim[1], "base": 10.0 ** log_base[1]},
-        ),
-        (
-            "ch 1 rotation readout + score curve",
-            _rotation_data,
-            dict(rotation.DEFAULTS),
-            {
-                "m": rotation.POSITION_MAX,
-                "n": rotation.POSITION_MAX,
-                "theta": rotation.THETA_MAX,
-                "shift": rotation.POSITION_MAX,
-            },
-        ),
-        (
-            "ch 3 block matrix (rotation_matrix)",
-            lambda dim, base, position, layout: rotation_matrix(float(position), dim, base, layout),
-            dict(blocks.DEFAULTS),
-            {
-                "dim": blocks.DIM_RANGE[1],
-                "base": blocks.BASE_RANGE[1],
-                "position": blocks.POSITION_RANGE[1],
-                "layout": "half",
-            },
-        ),
-        (
-            "ch 4 spectrum_data",
-            spectrum.spectrum_data,
-            dict(spectrum.DEFAULTS),
-            {
-                "dim": spectrum.DIM_RANGE[1],
-                "base": spectrum.BASE_RANGE[1],
-                "train_len": spectrum.TRAIN_LEN_RANGE[1],
-            },
-        ),
-        (
-            "ch 5 decay_data",
-            decay.decay_data,
-            dict(decay.DEFAULTS),
-            {
-                "dim": decay.DIM_RANGE[1],
-                "base": decay.BASE_RANGE[1],
-                "max_distance": decay.MAX_DISTANCE_RANGE[1],
-            },
-        ),
-        (
-            "ch 6 calculator_data",
-            extension.calculator_data,
-            _calculator_defaults(),
-            {
-                "dim": extension.DIM_RANGE[1],
-                "train_len": extension.TRAIN_RANGE[1],
-                "base": extension.BASE_RANGE[1],
-                "tune_len": extension.TUNE_MAX,
-            },
-        ),
-    ]
+    """(label, data function, defaults, largest settings) of every interactive figure: the
+    work a live widget does when a control is released, before drawing."""
+    cases = []
+    for kind in FIGURES:
+        spec = figure_spec(kind)
+        cases.append(
+            (
+                f"ch {spec.chapter} {kind} ({spec.data.__module__}.{spec.data.__name__})",
+                spec.compute,
+                spec.defaults(),
+                largest_settings(kind),
+            )
+        )
+    return cases
 
 
 def _settings(params: dict[str, Any]) -> str:
@@ -150,31 +91,30 @@ def python_rows() -> list[Row]:
 
 
 def figure_rows(part: str) -> list[Row]:
-    """For scale: a whole matplotlib redraw (data, figure, rendering) at the defaults."""
+    """For scale: a whole matplotlib redraw (data, figure, rendering) of every figure at its
+    defaults, as the live widget does it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ropelab.plots.extension import plot_calculator
+    def redraw(kind: str) -> Callable[[], None]:
+        spec = figure_spec(kind)
 
-    def draw(make: Callable[[], Any]) -> Callable[[], None]:
         def run() -> None:
-            fig = make()
+            fig = spec.draw(spec.compute())
             fig.canvas.draw()
             plt.close(fig)
 
         return run
 
-    cases = {
-        "ch 5 decay widget, whole matplotlib redraw, defaults": lambda: decay.plot_decay(),
-        "ch 6 calculator widget, whole matplotlib redraw, defaults": lambda: plot_calculator(
-            extension.calculator_data(**_calculator_defaults())
-        ),
-    }
     return [
-        Row(part, name, median_time(draw(make), min_rounds=5, min_seconds=0.5) * 1e3)
-        for name, make in cases.items()
+        Row(
+            part,
+            f"ch {figure_spec(kind).chapter} {kind}: whole matplotlib redraw, defaults",
+            median_time(redraw(kind), min_rounds=5, min_seconds=0.5) * 1e3,
+        )
+        for kind in FIGURES
     ]
 
 

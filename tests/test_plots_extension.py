@@ -19,9 +19,9 @@ from transformers import LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
 from ropelab import scaling, windows
+from ropelab.calculator import calculator_data
 from ropelab.core import apply_rope, inv_freq
 from ropelab.plots import extension as ext
-from ropelab.widgets.extension import calculator_data
 
 TWO_PI = 2 * math.pi
 

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.text import Annotation
 
+from ropelab import rotation2d as r2
 from ropelab.plots import rotation as rot
 
 Q = (1.0, 0.4)
@@ -62,18 +63,18 @@ def has_tip(ax, expected, atol=1e-12) -> bool:
 
 @pytest.mark.parametrize("phi", [0.0, 0.3, math.pi / 4, -1.7, 2 * math.pi, 100.0])
 def test_rotation_2d_is_the_textbook_matrix(phi):
-    np.testing.assert_allclose(rot.rotation_2d(phi), matrix(phi), atol=1e-15, rtol=0)
+    np.testing.assert_allclose(r2.rotation_2d(phi), matrix(phi), atol=1e-15, rtol=0)
 
 
 def test_worked_example_one_zero_by_quarter_pi():
     half_sqrt2 = math.sqrt(2.0) / 2.0
     np.testing.assert_allclose(
-        rot.rotate_2d((1.0, 0.0), math.pi / 4), [half_sqrt2, half_sqrt2], atol=1e-15, rtol=0
+        r2.rotate_2d((1.0, 0.0), math.pi / 4), [half_sqrt2, half_sqrt2], atol=1e-15, rtol=0
     )
 
 
 def test_rotate_by_quarter_turn_swaps_coordinates():
-    np.testing.assert_allclose(rot.rotate_2d((3.0, 2.0), math.pi / 2), [-2.0, 3.0], atol=1e-14)
+    np.testing.assert_allclose(r2.rotate_2d((3.0, 2.0), math.pi / 2), [-2.0, 3.0], atol=1e-14)
 
 
 @settings(max_examples=40, deadline=None)
@@ -83,17 +84,17 @@ def test_rotate_by_quarter_turn_swaps_coordinates():
     b=st.floats(-20, 20),
 )
 def test_rotate_2d_matches_the_formula_keeps_length_and_composes(x, a, b):
-    out = rot.rotate_2d(x, a)
+    out = r2.rotate_2d(x, a)
     np.testing.assert_allclose(out, matrix(a) @ np.asarray(x), atol=1e-12)
     assert math.isclose(np.hypot(*out), math.hypot(*x), rel_tol=1e-12, abs_tol=1e-12)
-    twice = rot.rotate_2d(rot.rotate_2d(x, a), b)
-    np.testing.assert_allclose(twice, rot.rotate_2d(x, a + b), atol=1e-10)
+    twice = r2.rotate_2d(r2.rotate_2d(x, a), b)
+    np.testing.assert_allclose(twice, r2.rotate_2d(x, a + b), atol=1e-10)
 
 
 def test_complex_input_is_read_as_a_vector():
-    np.testing.assert_array_equal(rot.as_vector_2d(2.0 - 3.0j), [2.0, -3.0])
-    assert rot.as_complex((2.0, -3.0)) == 2.0 - 3.0j
-    assert rot.as_complex(1.5) == 1.5 + 0.0j
+    np.testing.assert_array_equal(r2.as_vector_2d(2.0 - 3.0j), [2.0, -3.0])
+    assert r2.as_complex((2.0, -3.0)) == 2.0 - 3.0j
+    assert r2.as_complex(1.5) == 1.5 + 0.0j
 
 
 def test_rope_score_2d_against_explicit_matrices_and_broadcasting():
@@ -101,24 +102,24 @@ def test_rope_score_2d_against_explicit_matrices_and_broadcasting():
     m = np.array([0, 3, 10, 40])
     n = np.array([[1], [7]])
     expected = np.array([[score(Q, K, mi, ni, theta) for mi in m] for ni in (1, 7)])
-    np.testing.assert_allclose(rot.rope_score_2d(Q, K, m, n, theta), expected, atol=1e-12)
-    assert rot.rope_score_2d(Q, K, 2, 5, theta).shape == ()
+    np.testing.assert_allclose(r2.rope_score_2d(Q, K, m, n, theta), expected, atol=1e-12)
+    assert r2.rope_score_2d(Q, K, 2, 5, theta).shape == ()
 
 
 def test_score_depends_only_on_the_offset():
     theta = 0.5
-    values = [float(rot.rope_score_2d(Q, K, m, m + 3, theta)) for m in (0, 2, 17, 60, 1000)]
-    relative = float(rot.relative_score_2d(Q, K, 3, theta))
+    values = [float(r2.rope_score_2d(Q, K, m, m + 3, theta)) for m in (0, 2, 17, 60, 1000)]
+    relative = float(r2.relative_score_2d(Q, K, 3, theta))
     by_hand = float(np.asarray(Q) @ matrix(3 * theta) @ np.asarray(K))
     assert relative == pytest.approx(by_hand, abs=1e-14)
     np.testing.assert_allclose(values, by_hand, atol=1e-11)
     # ... and the sign of the offset matters: n - m = -3 gives another score
-    assert abs(float(rot.rope_score_2d(Q, K, 5, 2, theta)) - by_hand) > 0.1
+    assert abs(float(r2.rope_score_2d(Q, K, 5, 2, theta)) - by_hand) > 0.1
 
 
 def test_shifted_scores():
     theta, m, n = 0.5, 2, 5
-    data = rot.shifted_scores(Q, K, m, n, theta, np.arange(20))
+    data = r2.shifted_scores(Q, K, m, n, theta, np.arange(20))
     fixed = float(np.asarray(Q) @ matrix((n - m) * theta) @ np.asarray(K))
     np.testing.assert_allclose(data["both"], fixed, atol=1e-12)
     key_only = [
@@ -131,19 +132,19 @@ def test_shifted_scores():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: rot.as_vector_2d((1.0, 2.0, 3.0)), "vector must be a 2D vector"),
-        (lambda: rot.as_vector_2d((1.0, float("nan"))), "vector must be finite"),
-        (lambda: rot.rotate_2d((1.0, 0.0), float("inf")), "angle must be finite"),
-        (lambda: rot.rotate_2d((1.0, 0.0), [0.1, 0.2]), "angle must be a single real number"),
-        (lambda: rot.rope_score_2d(Q, K, 0, 1, "a"), "theta must be real numbers"),
+        (lambda: r2.as_vector_2d((1.0, 2.0, 3.0)), "vector must be a 2D vector"),
+        (lambda: r2.as_vector_2d((1.0, float("nan"))), "vector must be finite"),
+        (lambda: r2.rotate_2d((1.0, 0.0), float("inf")), "angle must be finite"),
+        (lambda: r2.rotate_2d((1.0, 0.0), [0.1, 0.2]), "angle must be a single real number"),
+        (lambda: r2.rope_score_2d(Q, K, 0, 1, "a"), "theta must be real numbers"),
         (lambda: rot.plot_score_vs_shift(Q, K, 0, 1, 0.5, max_shift=0), "max_shift must be"),
         (lambda: rot.plot_rotation((0.0, 0.0)), "vector must be non-zero"),
         (lambda: rot.plot_relative_rotation(Q, K, 0, 1, 0.5, shift=65), "shift must be between"),
         (lambda: rot.plot_relative_rotation(Q, K, 0, 1, 0.5, shift=1.5), "shift must be an"),
-        (lambda: rot.rope_polar_parts(0.0, 0.5, [0, 1]), "q must be non-zero"),
+        (lambda: r2.rope_polar_parts(0.0, 0.5, [0, 1]), "q must be non-zero"),
         (lambda: rot.plot_rope_orbit(1.0, 0.5, num_positions=1), "num_positions must be"),
         (lambda: rot.plot_complex_multiplication(0.0, 1.0), "must be non-zero"),
-        (lambda: rot.as_complex(complex("nan")), "z must be finite"),
+        (lambda: r2.as_complex(complex("nan")), "z must be finite"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(call, match):
@@ -215,13 +216,13 @@ def test_rope_orbit_is_q_times_e_to_the_i_m_theta():
     q, theta = 1.2 * np.exp(0.3j), 0.5
     m = np.arange(10)
     expected = [complex(q) * complex(math.cos(mi * theta), math.sin(mi * theta)) for mi in m]
-    np.testing.assert_allclose(rot.rope_orbit(q, theta, m), expected, atol=1e-14)
+    np.testing.assert_allclose(r2.rope_orbit(q, theta, m), expected, atol=1e-14)
 
 
 def test_rope_polar_parts_radius_constant_phase_linear():
     q, theta = -0.7 + 0.2j, 0.9
     m = np.arange(25)
-    radius, phase = rot.rope_polar_parts(q, theta, m)
+    radius, phase = r2.rope_polar_parts(q, theta, m)
     np.testing.assert_allclose(radius, abs(q), atol=1e-14)
     np.testing.assert_allclose(phase, m * theta, atol=1e-12)  # unwrapped past 2 pi
     assert phase[-1] > 2 * math.pi
@@ -231,8 +232,8 @@ def test_score_with_linear_phase_is_the_rope_score():
     q, k, theta = 1.0 + 0.4j, 0.6 + 0.9j, 0.5
     m = np.arange(8)
     n = np.arange(8)[:, None]
-    complex_form = rot.score_with_phase(q, k, m, n, lambda p: theta * p)
-    np.testing.assert_allclose(complex_form, rot.rope_score_2d(Q, K, m, n, theta), atol=1e-12)
+    complex_form = r2.score_with_phase(q, k, m, n, lambda p: theta * p)
+    np.testing.assert_allclose(complex_form, r2.rope_score_2d(Q, K, m, n, theta), atol=1e-12)
 
 
 def test_score_with_phase_constant_offset_cancels_quadratic_breaks():
@@ -247,9 +248,9 @@ def test_score_with_phase_constant_offset_cancels_quadratic_breaks():
         ]
 
     for phase in (lambda p: theta * p, lambda p: theta * p + 1.0):
-        values = rot.score_with_phase(q, k, m, n, phase)
+        values = r2.score_with_phase(q, k, m, n, phase)
         np.testing.assert_allclose(values, by_hand(lambda p: theta * p), atol=1e-12)
-    quadratic = rot.score_with_phase(q, k, m, n, lambda p: theta * p + c * p**2)
+    quadratic = r2.score_with_phase(q, k, m, n, lambda p: theta * p + c * p**2)
     np.testing.assert_allclose(quadratic, by_hand(lambda p: theta * p + c * p**2), atol=1e-12)
     assert np.ptp(quadratic) > 0.5
 

@@ -1,6 +1,7 @@
 """Execute chapter notebooks in place, as `make notebooks` does.
 
-Runs each notebook top to bottom in its own folder with nbclient, then drops the widget state
+Runs each notebook top to bottom in its own folder with nbclient, with the explorables in the
+book's "page" mode (their outputs leave the script to the site), then drops the widget state
 (live ipywidgets need a kernel; the static site uses the explorables instead) and any per-cell
 timing metadata, so that re-running an unchanged chapter changes its file only where an
 output really changed.
@@ -8,6 +9,7 @@ output really changed.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +37,9 @@ def run(path: Path, timeout: int = 600) -> None:
 
 
 def main(paths: list[str]) -> None:
+    # The outputs are those of the book: the site serves ropelab-explore.js once per page, so
+    # no explorable output carries it (ropelab.explorables, book/_ext/ropelab_explore.py).
+    os.environ["ROPELAB_EXPLORE_SCRIPT"] = "page"
     for name in paths:
         print(f"executing {name}", flush=True)
         run(Path(name))

@@ -15,10 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_dim, check_finite_array, check_positive
+from ._checks import check_count, check_dim, check_finite_array, check_positive
 from .core import _frequencies
 
 __all__ = [
+    "NUM_DISTANCES",
+    "decay_data",
+    "decay_distances",
     "expected_score",
     "ones_score",
     "pair_score",
@@ -155,3 +158,70 @@ def expected_score(
     if not -1.0 <= rho <= 1.0:
         raise ValueError(f"correlation must be in [-1, 1], got {rho:g}")
     return (mean**2 + rho * std**2) * ones_score(distances, dim, base)
+
+
+# --------------------------------------------------------------------------------------
+# Chapter 5's interactive figure
+# --------------------------------------------------------------------------------------
+
+#: How many log-spaced distances :func:`decay_distances` asks for before duplicates go.
+NUM_DISTANCES = 2048
+
+
+def decay_distances(max_distance: int, num: int = NUM_DISTANCES) -> np.ndarray:
+    r"""Integer distances log-spaced from 1 to ``max_distance`` (chapter 5's figure).
+
+    .. math:: r_k = \big\lfloor M^{k/(N-1)} + \tfrac12 \big\rfloor, \qquad k = 0, \dots, N-1,
+
+    with :math:`M` = ``max_distance`` and :math:`N` = ``num``; duplicates are removed (so every
+    integer up to about :math:`N/\ln M` is present), and the result is sorted, starts at 1 and
+    ends at :math:`M`.
+
+    Args:
+        max_distance: the largest distance *M*, an integer >= 2.
+        num: how many log-spaced points *N* to draw before duplicates go, an integer >= 2.
+    """
+    max_distance = check_count(max_distance, "max_distance", minimum=2)
+    num = check_count(num, "num", minimum=2)
+    k = np.arange(num, dtype=np.float64)
+    raw = np.floor(float(max_distance) ** (k / (num - 1)) + 0.5)
+    raw[-1] = max_distance
+    return np.unique(raw.astype(np.int64))
+
+
+def decay_data(
+    dim: int, base: float, max_distance: int, num_distances: int = NUM_DISTANCES
+) -> dict[str, Any]:
+    r"""Everything chapter 5's decay figure draws, for a head dimension, a base and a range.
+
+    * ``distances``: :func:`decay_distances` ``(max_distance, num_distances)``, integers from
+      1 to ``max_distance``;
+    * ``ones_score``: :math:`s(r) = \sum_{i=0}^{d/2-1} 2\cos(r\theta_i)`, the score of
+      :math:`q = k = \mathbf 1` (:func:`ones_score`);
+    * ``relative_upper_bound``: :math:`\frac{1}{d/2}\sum_{j=1}^{d/2}\big|\sum_{k<j}
+      e^{\mathrm i r\theta_k}\big|`, RoFormer's bound divided by its constant (section 3.4.3,
+      :func:`relative_upper_bound`);
+
+    with :math:`\theta_i = \beta^{-2i/d}`. The inputs come back as ``dim``, ``base`` and
+    ``max_distance``.
+
+    Args:
+        dim: head dimension, a positive even integer.
+        base: β >= 1 (base 1 makes every :math:`\theta_i = 1`: no decay at all).
+        max_distance: the largest distance, an integer >= 2.
+        num_distances: see :func:`decay_distances`.
+
+    Raises:
+        ValueError: naming the argument and its range when a value is outside it.
+    """
+    dim = check_dim(dim)
+    base = check_positive(base, "base", minimum=1.0, inclusive=True)
+    distances = decay_distances(max_distance, num_distances)
+    return {
+        "dim": dim,
+        "base": base,
+        "max_distance": int(max_distance),
+        "distances": distances,
+        "ones_score": ones_score(distances, dim, base),
+        "relative_upper_bound": relative_upper_bound(distances, dim, base),
+    }

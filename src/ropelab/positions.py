@@ -55,6 +55,7 @@ __all__ = [
     "shaw_relative_index",
     "shift_test",
     "sinusoid",
+    "sinusoid_data",
     "sinusoid_dot_identity",
     "sinusoid_shift_identity",
     "sinusoid_shift_matrix",
@@ -446,6 +447,21 @@ def sinusoidal_encoding(length: int, dim: int, base: float = 10000.0) -> np.ndar
     """
     length = check_count(length, "length")
     return sinusoid(np.arange(length), dim, base)
+
+
+def sinusoid_data(length: int, dim: int, base: float = 10000.0) -> dict[str, Any]:
+    r"""The data of chapter 0's interactive figure: the sinusoidal table and its frequencies.
+
+    Returns ``length``, ``dim``, ``base``, ``encoding`` (:func:`sinusoidal_encoding`, shape
+    ``(length, dim)``) and ``theta`` (:func:`ropelab.core.inv_freq`).
+    """
+    return {
+        "length": check_count(length, "length"),
+        "dim": check_dim(dim),
+        "base": check_base(base),
+        "encoding": sinusoidal_encoding(length, dim, base),
+        "theta": inv_freq(dim, base),
+    }
 
 
 def sinusoid_shift_matrix(offset: float, dim: int, base: float = 10000.0) -> np.ndarray:

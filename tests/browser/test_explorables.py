@@ -5,17 +5,18 @@ to both ends of its range and to a middle position (by setting the input and dis
 ``input`` event, as a reader's drag does); after each move the script's parameters and data
 (``window.ropelabExplore.instances``) are read back and compared with
 :func:`ropelab.explorables.explorable_data` for the same parameters, computed here in Python.
-The pages must log no console or page error and ask the network for nothing.
+The pages must log no console or page error and ask the network for nothing. The script is
+the site's asset (``_static/ropelab/ropelab-explore.js``), loaded once per page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 from ropelab.explorables import explorable_data, script
+from tests.explorable_checks import assert_same
 
 CHAPTERS = {
     "rotation2d": "notebooks/01_rotation_2d.html",
@@ -46,35 +47,6 @@ SET = """([kind, name, value]) => {
     control.dispatchEvent(new Event('input', {bubbles: true}));
     return {value: control.value, min: control.min, shown: control.parentNode.textContent};
 }"""
-
-
-def assert_same(js: dict[str, Any], py: dict[str, Any], where: str) -> None:
-    """Every value the script computed equals ropelab's: exactly for strings, integers and
-    booleans (regime names, counts, d_extra, distances, plane flags), to 1e-9 for reals."""
-    assert set(js) == set(py), f"{where}: keys differ: {set(js) ^ set(py)}"
-    for key, expected in py.items():
-        actual = js[key]
-        if expected is None or isinstance(expected, str):
-            assert actual == expected, f"{where}: {key} is {actual!r}, ropelab says {expected!r}"
-            continue
-        want = np.asarray(expected)
-        got = np.asarray(actual)
-        assert got.shape == want.shape, f"{where}: {key} has shape {got.shape}, not {want.shape}"
-        if want.dtype.kind in "biu":
-            assert got.dtype.kind == want.dtype.kind, (
-                f"{where}: {key} is {got.dtype}, not {want.dtype}"
-            )
-            np.testing.assert_array_equal(got, want, err_msg=f"{where}: {key}")
-        else:
-            # Scores are sums of cosines that pass through zero, where a purely relative
-            # tolerance means nothing; the absolute part is scaled by the size of the quantity.
-            np.testing.assert_allclose(
-                got.astype(np.float64),
-                want,
-                rtol=1e-9,
-                atol=1e-9 * max(1.0, float(np.abs(want).max())),
-                err_msg=f"{where}: {key}",
-            )
 
 
 def settings_to_visit(control: dict[str, Any]) -> list[str]:
@@ -168,4 +140,19 @@ def test_the_script_is_defined_once(open_page):
         " && window.ropelabExplore.instances.length === 1"
     )
     assert same
+    assert log.page_errors == [] and log.console_errors == []
+
+
+@pytest.mark.parametrize("kind", ["spectrum", "calculator"])
+def test_the_page_loads_the_script_once_as_an_asset(open_page, kind):
+    page, log = open_page(CHAPTERS[kind])
+    sources = page.evaluate(
+        "() => [...document.scripts].map(s => s.src ? 'src:' + s.src : s.textContent.length)"
+    )
+    served = [s for s in sources if isinstance(s, str) and s.endswith("ropelab-explore.js")]
+    assert len(served) == 1 and "/_static/ropelab/" in served[0]
+    inline = [s for s in sources if isinstance(s, int)]
+    assert max(inline, default=0) < 2000, "a large inline script: the module was inlined"
+    readout = page.locator(f'.ropelab-explorable[data-kind="{kind}"] .ropelab-readout')
+    assert readout.inner_text().strip()
     assert log.page_errors == [] and log.console_errors == []

@@ -1,17 +1,26 @@
 /* ropelab-explore.js: the book's explorables, figures whose controls respond on a static page.
  *
- * A classic script (ES2017, no dependencies, no network requests). However many outputs of
- * ropelab.explorables include it, it defines window.ropelabExplore once, with
+ * A classic script (ES2020, no dependencies, no network requests). The book's pages load it
+ * once as a site asset; outside the book each explorable output carries it. However many
+ * times it runs, it defines window.ropelabExplore once, with
+ *   mountAll()           mounts every explorable on the page not mounted yet (the output of
+ *                        ropelab.explorables.explorable: markup plus a JSON config);
  *   mount(root, config)  wires the controls inside `root` and draws the figure;
  *   instances            one entry per mounted explorable: {kind, params, data, root}, where
- *                        `data` has the keys of ropelab.explorables.explorable_data(kind).
+ *                        `data` has the keys of ropelab.explorables.explorable_data(kind);
+ * and the pure functions below. In Node (`require`) it exports only the pure functions
+ * (compute, readout, clamp, sliderValues, the number formats): the drift check of
+ * tests/test_explorable_drift.py compares them with Python on seeded settings.
+ *
  * Sections: (a) the formulas, each mirroring the ropelab function named above it, and the data
- * of each explorable; (b) a small SVG plotting layer; (c) the five figures; (d) the controls;
- * (e) mounting.
+ * of each figure; (a2) Python's number formats and the readouts; (a3) the controls: clamp and
+ * slider values, as ropelab.interactive.controls; (b) a small SVG plotting layer; (c) the five
+ * figures; (d) mounting.
  */
 (function () {
   'use strict';
-  if (window.ropelabExplore) {
+  const inBrowser = typeof window !== 'undefined' && typeof document !== 'undefined';
+  if (inBrowser && window.ropelabExplore) {
     return;
   }
 
@@ -90,7 +99,7 @@
   }
 
   // r_k = ⌊M^(k/(N−1)) + ½⌋, k = 0 .. N−1, the last one set to M, duplicates removed, sorted
-  // (ropelab.widgets.decay.decay_distances)
+  // (ropelab.decay.decay_distances)
   function decayDistances(maxDistance, num) {
     const raw = range(num).map((k) => Math.floor(Math.pow(maxDistance, k / (num - 1)) + 0.5));
     raw[num - 1] = maxDistance;
@@ -120,21 +129,21 @@
     return total / theta.length;
   }
 
-  // R(φ)x = (x0 cos φ − x1 sin φ, x1 cos φ + x0 sin φ)   (ropelab.plots.rotation.rotate_2d)
+  // R(φ)x = (x0 cos φ − x1 sin φ, x1 cos φ + x0 sin φ)   (ropelab.rotation2d.rotate_2d)
   function rotate2d(x, angle) {
     const c = Math.cos(angle);
     const s = Math.sin(angle);
     return [x[0] * c - x[1] * s, x[1] * c + x[0] * s];
   }
 
-  // (R_m q)·(R_n k) with R_m = R(mθ)   (ropelab.plots.rotation.rope_score_2d)
+  // (R_m q)·(R_n k) with R_m = R(mθ)   (ropelab.rotation2d.rope_score_2d)
   function ropeScore2d(q, k, m, n, theta) {
     const a = rotate2d(q, m * theta);
     const b = rotate2d(k, n * theta);
     return a[0] * b[0] + a[1] * b[1];
   }
 
-  // qᵀ R_r k with R_r = R(rθ), r = n − m   (ropelab.plots.rotation.relative_score_2d)
+  // qᵀ R_r k with R_r = R(rθ), r = n − m   (ropelab.rotation2d.relative_score_2d)
   function relativeScore2d(q, k, offset, theta) {
     const turned = rotate2d(k, offset * theta);
     return q[0] * turned[0] + q[1] * turned[1];
@@ -155,7 +164,7 @@
     return matrix;
   }
 
-  // The coordinates (a, b) of plane i   (ropelab.core._pair_indices)
+  // The coordinates (a, b) of plane i   (ropelab.core.plane_coordinates)
   function planeCoordinates(i, dim, layout) {
     return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + dim / 2];
   }
@@ -164,7 +173,8 @@
   // The data of each explorable: the keys and values of ropelab.explorables.explorable_data
   // ---------------------------------------------------------------------------------------
 
-  // Chapter 1 (relative_rotation_view): q, k turned by their positions and by a shift s.
+  // Chapter 1 (ropelab.rotation2d.relative_rotation_data): q, k turned by their positions
+  // and by a shift s of both.
   function rotationData(p, constants) {
     const { q, k } = constants;
     const shifts = range(constants.max_shift + 1);
@@ -183,14 +193,14 @@
       shifted_score: ropeScore2d(q, k, p.m + p.shift, p.n + p.shift, p.theta),
       relative_score: relativeScore2d(q, k, p.n - p.m, p.theta),
       key_only_score: ropeScore2d(q, k, p.m, p.n + p.shift, p.theta),
-      // ropelab.plots.rotation.shifted_scores over s = 0 .. max_shift
+      // ropelab.rotation2d.shifted_scores over s = 0 .. max_shift
       shifts: shifts,
       both: shifts.map((s) => ropeScore2d(q, k, p.m + s, p.n + s, p.theta)),
       key_only: shifts.map((s) => ropeScore2d(q, k, p.m, p.n + s, p.theta)),
     };
   }
 
-  // Chapter 3 (draw_block_matrix): the dense rotation matrix.
+  // Chapter 3 (ropelab.core.block_matrix_data): the dense rotation matrix.
   function blockData(p) {
     return {
       dim: p.dim,
@@ -202,7 +212,7 @@
     };
   }
 
-  // Chapter 4 (ropelab.widgets.spectrum.spectrum_data), plus the reference spectrum.
+  // Chapter 4 (ropelab.spectrum.spectrum_data with a reference base).
   function spectrumData(p, constants) {
     const theta = invFreq(p.dim, p.base);
     const wavelength = theta.map((t) => TWO_PI / t);
@@ -224,11 +234,12 @@
       n_full: nFull,
       n_partial: p.dim / 2 - nFull,
       critical_dim: criticalDim(p.dim, p.train_len, p.base),
+      reference_base: constants.reference_base,
       reference_theta: invFreq(p.dim, constants.reference_base),
     };
   }
 
-  // Chapter 5 (ropelab.widgets.decay.decay_data).
+  // Chapter 5 (ropelab.decay.decay_data).
   function decayData(p, constants) {
     const theta = invFreq(p.dim, p.base);
     const distances = decayDistances(p.max_distance, constants.num_distances);
@@ -242,7 +253,7 @@
     };
   }
 
-  // Chapter 6 (ropelab.widgets.extension.calculator_data without the method bands).
+  // Chapter 6 (ropelab.calculator.calculator_data without the method bands).
   function calculatorData(p, constants) {
     const pre = constants.pretrain_base;
     const prediction = predict(p.dim, p.train_len, p.base, p.tune_len, pre);
@@ -266,35 +277,262 @@
   }
 
   // ---------------------------------------------------------------------------------------
-  // Number formatting
+  // (a2) Python's number formats, and the readouts
   // ---------------------------------------------------------------------------------------
 
-  // 1234567 → "1,234,567"
-  function groupThousands(value) {
-    const digits = String(Math.abs(Math.round(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-    return (value < 0 && Math.round(value) !== 0 ? '−' : '') + digits;
+  // The readouts are defined in Python (ropelab.interactive.readouts) with Python's format
+  // specifications; these functions write numbers exactly as Python does: from the exact
+  // decimal value of the double, ties rounded half to even, '-' for the minus sign.
+
+  // A finite double x >= 0 as an exact decimal: x = digits / 10^scale (digits a BigInt).
+  function exactDecimal(x) {
+    if (x === 0) {
+      return { digits: 0n, scale: 0 };
+    }
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    const bits = view.getBigUint64(0);
+    const biased = Number((bits >> 52n) & 0x7ffn);
+    let mantissa = bits & 0xfffffffffffffn;
+    let power = -1074;
+    if (biased !== 0) {
+      mantissa |= 0x10000000000000n;
+      power = biased - 1075;
+    }
+    if (power >= 0) {
+      return { digits: mantissa << BigInt(power), scale: 0 };
+    }
+    return { digits: mantissa * 5n ** BigInt(-power), scale: -power };
   }
 
-  // Whole numbers from 100 up with thousands separators, smaller ones to three digits, huge
-  // ones (a critical base of 10^15) in exponent notation.
+  // round(digits / 10^scale, decimals) half to even, as a BigInt n meaning n / 10^decimals.
+  function roundHalfEven(exact, decimals) {
+    const shift = exact.scale - decimals;
+    if (shift <= 0) {
+      return exact.digits * 10n ** BigInt(-shift);
+    }
+    const divisor = 10n ** BigInt(shift);
+    const quotient = exact.digits / divisor;
+    const twice = 2n * (exact.digits % divisor);
+    if (twice > divisor || (twice === divisor && quotient % 2n === 1n)) {
+      return quotient + 1n;
+    }
+    return quotient;
+  }
+
+  // n / 10^decimals written out: "12.340"
+  function decimalString(n, decimals) {
+    const text = n.toString().padStart(decimals + 1, '0');
+    return decimals === 0 ? text : `${text.slice(0, -decimals)}.${text.slice(-decimals)}`;
+  }
+
+  // "1234567.5" → "1,234,567.5"
+  function groupDigits(text) {
+    const [whole, fraction] = text.split('.');
+    const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+  }
+
+  function isNegative(x) {
+    return x < 0 || Object.is(x, -0);
+  }
+
+  // Python's f"{x:.{decimals}f}", with "+" (f"{x:+.2f}") and "," (f"{x:,.0f}") options.
+  function fmtF(x, decimals, options) {
+    const opts = options || {};
+    let body = decimalString(roundHalfEven(exactDecimal(Math.abs(x)), decimals), decimals);
+    if (opts.comma) {
+      body = groupDigits(body);
+    }
+    return (isNegative(x) ? '-' : opts.plus ? '+' : '') + body;
+  }
+
+  // |x| rounded to `digits` significant digits: {n (BigInt, `digits` digits), exponent}.
+  function significant(x, digits) {
+    const exact = exactDecimal(Math.abs(x));
+    if (exact.digits === 0n) {
+      return { n: 0n, exponent: 0 };
+    }
+    let exponent = exact.digits.toString().length - 1 - exact.scale;
+    let n = roundHalfEven({ digits: exact.digits, scale: exact.scale + exponent }, digits - 1);
+    if (n.toString().length > digits) {
+      exponent += 1;
+      n = roundHalfEven({ digits: exact.digits, scale: exact.scale + exponent }, digits - 1);
+    }
+    return { n: n, exponent: exponent };
+  }
+
+  function exponentText(exponent) {
+    return `e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+
+  // Python's f"{x:.{decimals}e}": "1.00e+15"
+  function fmtE(x, decimals) {
+    const { n, exponent } = significant(x, decimals + 1);
+    return (isNegative(x) ? '-' : '') + decimalString(n, decimals) + exponentText(exponent);
+  }
+
+  // Python's f"{x:.{precision}g}": fixed or exponential by the exponent, trailing zeros cut.
+  function fmtG(x, precision) {
+    const p = Math.max(precision, 1);
+    const { n, exponent } = significant(x, p);
+    const sign = isNegative(x) ? '-' : '';
+    const trim = (text) => (text.includes('.') ? text.replace(/\.?0+$/, '') : text);
+    if (exponent >= -4 && exponent < p) {
+      const decimals = p - 1 - exponent;
+      return sign + trim(decimalString(n * 10n ** BigInt(Math.max(0, -decimals)), Math.max(0, decimals)));
+    }
+    return sign + trim(decimalString(n, p - 1)) + exponentText(exponent);
+  }
+
+  // Python's f"{n:+d}" for an integer.
+  function fmtSignedInt(n) {
+    return (n < 0 ? '-' : '+') + String(Math.abs(n));
+  }
+
+  // ropelab.interactive.readouts.format_number: "1.00e+15" from 10^12 up, "12,345" for whole
+  // numbers and from 100 up, three significant digits below.
   function formatNumber(value) {
     if (Math.abs(value) >= 1e12) {
-      return value.toExponential(2);
+      return fmtE(value, 2);
     }
     if (Number.isInteger(value) || Math.abs(value) >= 100) {
-      return groupThousands(value);
+      return fmtF(value, 0, { comma: true });
     }
-    return String(Number(value.toPrecision(3))).replace('-', '−');
+    return fmtG(value, 3);
   }
 
-  // "1 plane", "3 planes"
+  // "1 plane", "3 planes"   (ropelab.interactive.readouts.count)
   function count(n, noun) {
     return `${n} ${noun}${n === 1 ? '' : 's'}`;
   }
 
-  // A score at fixed precision with its sign: "+0.123456", "−0.590439".
-  function signed(value, digits) {
-    return (value < 0 ? '−' : '+') + Math.abs(value).toFixed(digits);
+  // The readouts: ropelab.interactive.readouts, line for line.
+
+  function rotationReadout(d) {
+    const same = Math.abs(d.score - d.shifted_score) < 1e-12 ? 'True' : 'False';
+    return [
+      `m = ${d.m}, n = ${d.n}, θ = ${fmtF(d.theta, 2)} rad, shift s = ${d.shift}`,
+      `score(m, n)         (R_m q)·(R_n k)          = ${fmtF(d.score, 6, { plus: true })}`,
+      `score(m + s, n + s) (R_m+s q)·(R_n+s k)      = ${fmtF(d.shifted_score, 6, { plus: true })}`,
+      `relative form       qᵀ R_(n−m) k, n − m = ${fmtSignedInt(d.n - d.m)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
+      `key moved alone     (R_m q)·(R_n+s k)        = ${fmtF(d.key_only_score, 6, { plus: true })}`,
+      `score(m, n) = score(m + s, n + s) to 1e-12: ${same}`,
+    ].join('\n');
+  }
+
+  function blocksReadout(d) {
+    const last = d.dim / 2 - 1;
+    const angle = (i) => `mθ_${i} = ${fmtF(d.position * d.theta[i], 4)} rad`;
+    const slowest = last > 0 ? `; θ_${last} = ${fmtG(d.theta[last], 4)} rad per position` : '';
+    const turns = last > 0 ? `, the slowest plane by ${angle(last)}` : '';
+    return [
+      `${count(d.dim / 2, 'plane')} of the ${d.dim}×${d.dim} matrix, ${d.layout} layout${slowest}`,
+      `at m = ${d.position}: plane 0 turns by ${angle(0)}${turns}`,
+    ].join('\n');
+  }
+
+  function spectrumReadout(d) {
+    return [
+      `full period within T_train = ${formatNumber(d.train_len)} tokens in ${d.n_full} of ${count(d.n_planes, 'plane')}`,
+      `  (λ_i ≤ T_train, i.e. θ_i ≥ 2π/T_train = ${fmtG(d.theta_threshold, 4)}); ${d.n_partial} do not`,
+      `boundary (d/2)·log_β(T_train/2π) = ${fmtF(d.boundary, 3)}; d_extra = ${d.critical_dim}`,
+      `wavelengths from ${formatNumber(d.wavelength[0])} to ${formatNumber(d.wavelength[d.wavelength.length - 1])} tokens`,
+    ].join('\n');
+  }
+
+  // The last integer before the first gap in a sorted list that starts at 1.
+  function firstGap(values) {
+    const gap = values.findIndex((v, i) => v !== i + 1);
+    return gap === -1 ? values[values.length - 1] : gap;
+  }
+
+  function decayReadout(d) {
+    const last = d.distances.length - 1;
+    const far = formatNumber(d.max_distance);
+    return [
+      `ones score: s(1) = ${fmtF(d.ones_score[0], 3)}, s(${far}) = ${fmtF(d.ones_score[last], 3)}; band ±√d = ±${fmtF(Math.sqrt(d.dim), 3)}`,
+      `relative upper bound: ${fmtF(d.relative_upper_bound[0], 3)} at r = 1, ${fmtF(d.relative_upper_bound[last], 3)} at r = ${far} (${fmtF((d.dim / 2 + 1) / 2, 1)} at r = 0)`,
+      `${d.distances.length} distances, every integer up to ${firstGap(d.distances)}`,
+    ].join('\n');
+  }
+
+  function calculatorReadout(d) {
+    const grouped = (x) => fmtF(x, 0, { comma: true });
+    const supported = d.supported_length === null ? 'no hard bound' : `${grouped(d.supported_length)} tokens`;
+    const t = d.thresholds.map(grouped);
+    return [
+      `regime: ${d.regime}  |  supported length (prediction): ${supported}`,
+      `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training), T_extra = ${grouped(d.extra_len)}, critical base β0 = ${grouped(d.critical_base)}`,
+      `Theorem 1 thresholds at T_tune: β1 = ${t[0]}, β2 = ${t[1]}, β3 = ${t[2]}`,
+    ].join('\n');
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (a3) The controls: ropelab.interactive.controls
+  // ---------------------------------------------------------------------------------------
+
+  // The nearest integer, halves up (Math.round; ropelab.interactive.controls.round_half_up).
+  function roundHalfUp(x) {
+    const whole = Math.floor(x);
+    return x - whole >= 0.5 ? whole + 1 : whole;
+  }
+
+  // One control's value moved into its range: a value that is not a finite number takes the
+  // default, a number outside [low, high] the nearest end, whole-number controls round half up
+  // (even ones to a multiple of two), `floor` (the value of the control named by at_least)
+  // raises the lower end; a choice keeps a valid option or takes the default.
+  function clampOne(spec, value, floor) {
+    if (spec.options) {
+      if (spec.multiple) {
+        const given = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+        const kept = Array.from(new Set(given.filter((v) => typeof v === 'string' && spec.options.includes(v))));
+        return kept.length ? kept : spec.default.slice();
+      }
+      return typeof value === 'string' && spec.options.includes(value) ? value : spec.default;
+    }
+    let number = typeof value === 'number' && Number.isFinite(value) ? value : spec.default;
+    const low = floor === null ? spec.low : Math.max(spec.low, floor);
+    number = Math.min(Math.max(number, low), spec.high);
+    if (spec.even) {
+      number = 2 * roundHalfUp(number / 2);
+      number = Math.min(Math.max(number, low), spec.high);
+    } else if (spec.integer) {
+      number = roundHalfUp(number);
+    }
+    return number;
+  }
+
+  // Every control's value clamped, in the controls' order (ropelab.interactive.clamp).
+  function clamp(controls, values) {
+    const out = {};
+    for (const spec of controls) {
+      const floor = spec.at_least ? out[spec.at_least] : null;
+      out[spec.name] = clampOne(spec, spec.name in values ? values[spec.name] : spec.default, floor);
+    }
+    return out;
+  }
+
+  // The values a slider reaches, in order: spec.low, the grid points strictly inside the
+  // range, spec.high. The grid is the multiples of spec.step (linear) or log_base raised to
+  // them (log), as in the ipywidgets slider; j / (1/step) rather than j·step keeps 0.01·j the
+  // decimal it stands for. Whole-number controls round each value half up.
+  // (ropelab.interactive.controls.Control.slider_values)
+  function sliderValues(spec) {
+    const log = spec.scale === 'log';
+    const toUnit = log ? (v) => Math.log(v) / Math.log(spec.log_base) : (v) => v;
+    const perUnit = 1 / spec.step;
+    const values = [spec.low];
+    const first = Math.ceil(toUnit(spec.low) * perUnit - 1e-9);
+    const last = Math.floor(toUnit(spec.high) * perUnit + 1e-9);
+    for (let j = first; j <= last; j++) {
+      const value = log ? Math.pow(spec.log_base, j / perUnit) : j / perUnit;
+      if (value > spec.low + 1e-9 * Math.abs(spec.low) + 1e-12 && value < spec.high * (1 - 1e-12)) {
+        values.push(value);
+      }
+    }
+    values.push(spec.high);
+    return spec.integer || spec.even ? values.map(roundHalfUp) : values;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -362,7 +600,7 @@
     const ticks = [];
     for (let j = Math.ceil(lo / step - 1e-9); j <= Math.floor(hi / step + 1e-9); j++) {
       const value = Number((j * step).toPrecision(12));
-      ticks.push({ value: value, label: decimals ? value.toFixed(decimals) : groupThousands(value) });
+      ticks.push({ value: value, label: decimals ? value.toFixed(decimals) : fmtF(value, 0, { comma: true }) });
     }
     return ticks;
   }
@@ -670,7 +908,7 @@
   }
 
   // ---------------------------------------------------------------------------------------
-  // (c) The five figures: draw(svg, data, constants) and readout(data) -> lines of text
+  // (c) The five figures: draw(svg, data, constants)
   // ---------------------------------------------------------------------------------------
 
   // Chapter 1: left, q and k turned by their positions and shifted; right, the score as both
@@ -722,16 +960,6 @@
     ]);
   }
 
-  function rotationReadout(d) {
-    return [
-      `m = ${d.m}, n = ${d.n}, θ = ${d.theta.toFixed(2)} rad, shift s = ${d.shift}`,
-      `score(m, n)          (R_m q)·(R_n k)      = ${signed(d.score, 6)}`,
-      `score(m + s, n + s)  (R_m+s q)·(R_n+s k)  = ${signed(d.shifted_score, 6)}`,
-      `relative form        qᵀ R_(n−m) k         = ${signed(d.relative_score, 6)}   (n − m = ${d.n - d.m})`,
-      `key moved alone      (R_m q)·(R_n+s k)    = ${signed(d.key_only_score, 6)}`,
-    ];
-  }
-
   const LAYOUT_TITLES = {
     interleaved: 'interleaved: plane i on (2i, 2i+1)',
     half: 'half split: plane i on (i, i+d/2)',
@@ -766,17 +994,6 @@
       { text: 'plane 0', color: COLOURS.query, kind: 'outline' },
       { text: 'plane 1', color: COLOURS.accent, kind: 'outline' },
     ].slice(0, d.dim / 2));
-  }
-
-  function blocksReadout(d) {
-    const last = d.dim / 2 - 1;
-    const angle = (i) => `mθ_${i} = ${(d.position * d.theta[i]).toFixed(4)} rad`;
-    const slowest = last > 0 ? `; θ_${last} = ${d.theta[last].toPrecision(4)} rad per position` : '';
-    const turns = last > 0 ? `, the slowest plane by ${angle(last)}` : '';
-    return [
-      `${count(d.dim / 2, 'plane')} of the ${d.dim}×${d.dim} matrix, ${d.layout} layout${slowest}`,
-      `at m = ${d.position}: plane 0 turns by ${angle(0)}${turns}`,
-    ];
   }
 
   // Chapter 4: left, θ_i on a log axis with the threshold 2π/T_train and the reference base;
@@ -816,15 +1033,6 @@
     ]);
   }
 
-  function spectrumReadout(d) {
-    return [
-      `full period within T_train = ${formatNumber(d.train_len)} tokens in ${d.n_full} of ${count(d.n_planes, 'plane')}`,
-      `  (λ_i ≤ T_train, i.e. θ_i ≥ 2π/T_train = ${d.theta_threshold.toPrecision(4)}); ${d.n_partial} do not`,
-      `boundary (d/2)·log_β(T_train/2π) = ${d.boundary.toFixed(3)}; d_extra = ${d.critical_dim}`,
-      `wavelengths from ${formatNumber(d.wavelength[0])} to ${formatNumber(d.wavelength[d.n_planes - 1])} tokens`,
-    ];
-  }
-
   // Chapter 5: the ones score with the band ±√d, and the relative upper bound, on a
   // logarithmic distance axis.
   function drawDecay(svg, d) {
@@ -855,21 +1063,6 @@
     legend(svg, 410, 384, [
       { text: '(1/(d/2)) Σ_{j} |S_{j}|,  S_{j} = Σ_{k<j} e^{irθₖ}', color: COLOURS.key, width: 1.5 },
     ]);
-  }
-
-  function decayReadout(d) {
-    const last = d.distances.length - 1;
-    return [
-      `ones score: s(1) = ${d.ones_score[0].toFixed(3)}, s(${formatNumber(d.max_distance)}) = ${d.ones_score[last].toFixed(3)}; band ±√d = ±${Math.sqrt(d.dim).toFixed(3)}`,
-      `relative upper bound: ${d.relative_upper_bound[0].toFixed(3)} at r = 1, ${d.relative_upper_bound[last].toFixed(3)} at r = ${formatNumber(d.max_distance)} (${((d.dim / 2 + 1) / 2).toFixed(1)} at r = 0)`,
-      `${d.distances.length} distances, every integer up to ${firstGap(d.distances)}`,
-    ];
-  }
-
-  // The last integer before the first gap in a sorted list that starts at 1.
-  function firstGap(values) {
-    const gap = values.findIndex((v, i) => v !== i + 1);
-    return gap === -1 ? values[values.length - 1] : gap;
   }
 
   // Chapter 6: every plane's wavelength at β against T_train, T_tune and T_extra, filled inside
@@ -915,17 +1108,6 @@
   }
 
   // The numbers of ropelab.widgets.extension.summary_text.
-  function calculatorReadout(d) {
-    const supported = d.supported_length === null ? 'no hard bound' : `${formatNumber(d.supported_length)} tokens`;
-    const t = d.thresholds.map(formatNumber);
-    return [
-      `regime: ${d.regime}  |  supported length (prediction): ${supported}`,
-      `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training)`,
-      `T_extra = ${formatNumber(d.extra_len)}, critical base β0 = ${formatNumber(d.critical_base)}`,
-      `Theorem 1 thresholds at T_tune: β1 = ${t[0]}, β2 = ${t[1]}, β3 = ${t[2]}`,
-    ];
-  }
-
   const KINDS = {
     rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410 },
     block_matrix: { compute: blockData, draw: drawBlocks, readout: blocksReadout, height: 470 },
@@ -934,30 +1116,34 @@
     calculator: { compute: calculatorData, draw: drawCalculator, readout: calculatorReadout, height: 475 },
   };
 
-  // ---------------------------------------------------------------------------------------
-  // (d) The controls
-  // ---------------------------------------------------------------------------------------
-
-  // The values a slider reaches, in order: spec.min, the grid points strictly inside the
-  // range, spec.max. The grid is the multiples of spec.step (linear) or log_base raised to
-  // them (log), as in the ipywidgets slider; j / (1/step) rather than j·step keeps 0.01·j
-  // the decimal it stands for. spec.integer rounds each value (lengths counted in tokens).
-  function sliderValues(spec) {
-    const log = spec.scale === 'log';
-    const toUnit = log ? (v) => Math.log(v) / Math.log(spec.log_base) : (v) => v;
-    const perUnit = 1 / spec.step;
-    const values = [spec.min];
-    const first = Math.ceil(toUnit(spec.min) * perUnit - 1e-9);
-    const last = Math.floor(toUnit(spec.max) * perUnit + 1e-9);
-    for (let j = first; j <= last; j++) {
-      const value = log ? Math.pow(spec.log_base, j / perUnit) : j / perUnit;
-      if (value > spec.min + 1e-9 * Math.abs(spec.min) + 1e-12 && value < spec.max * (1 - 1e-12)) {
-        values.push(value);
-      }
-    }
-    values.push(spec.max);
-    return spec.integer ? values.map(Math.round) : values;
+  // The data of figure `kind` for clamped parameters (ropelab.interactive: spec.compute).
+  function compute(kind, params, constants) {
+    return KINDS[kind].compute(params, constants);
   }
+
+  // The readout of figure `kind` for its data (ropelab.interactive: spec.readout).
+  function readout(kind, data) {
+    return KINDS[kind].readout(data);
+  }
+
+  const api = {
+    kinds: Object.keys(KINDS),
+    compute: compute,
+    readout: readout,
+    clamp: clamp,
+    sliderValues: sliderValues,
+    format: { fixed: fmtF, exponential: fmtE, general: fmtG, signedInt: fmtSignedInt, number: formatNumber },
+  };
+  if (typeof module === 'object' && module.exports) {
+    module.exports = api;
+  }
+  if (!inBrowser) {
+    return;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // (d) Mounting
+  // ---------------------------------------------------------------------------------------
 
   // The slider position whose value is closest to `value` (on the slider's own scale).
   function nearestIndex(values, value, spec) {
@@ -973,12 +1159,8 @@
 
   // The value shown next to a control.
   function controlText(value, spec) {
-    return spec.decimals === undefined ? formatNumber(value) : value.toFixed(spec.decimals);
+    return spec.decimals === undefined ? formatNumber(value) : fmtF(value, spec.decimals);
   }
-
-  // ---------------------------------------------------------------------------------------
-  // (e) Mounting
-  // ---------------------------------------------------------------------------------------
 
   const STYLE = `
 .ropelab-explorable { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 14px 12px;
@@ -1008,50 +1190,53 @@
   const instances = [];
 
   // Wire the controls inside `root` (the HTML of ropelab.explorables.explorable) to the
-  // figure. config: {kind, params, controls: {name: slider spec}, constants}.
+  // figure. config: {kind, params, controls: [control spec, ...], constants}.
   function mount(root, config) {
     if (root.getAttribute('data-mounted') === 'true') {
       return null;
     }
     root.setAttribute('data-mounted', 'true');
     const kind = KINDS[config.kind];
-    const instance = { kind: config.kind, params: Object.assign({}, config.params), data: null, root: root };
+    const specs = {};
+    for (const spec of config.controls) {
+      specs[spec.name] = spec;
+    }
+    const instance = { kind: config.kind, params: clamp(config.controls, config.params), data: null, root: root };
     const figure = root.querySelector('.ropelab-figure');
-    const readout = root.querySelector('.ropelab-readout');
+    const readoutBox = root.querySelector('.ropelab-readout');
     const sliders = [];
 
     function redraw() {
       instance.data = kind.compute(instance.params, config.constants);
-      const lines = kind.readout(instance.data);
+      const text = kind.readout(instance.data);
       const svg = document.createElementNS(SVG_NS, 'svg');
       svg.setAttribute('viewBox', `0 0 ${WIDTH} ${kind.height}`);
       svg.setAttribute('role', 'img');
-      svg.setAttribute('aria-label', lines[0]);
+      svg.setAttribute('aria-label', text.split('\n')[0]);
       kind.draw(svg, instance.data, config.constants);
       figure.textContent = '';
       figure.appendChild(svg);
-      readout.textContent = lines.join('\n');
+      readoutBox.textContent = text;
     }
 
-    // A slider whose lower end follows another parameter (spec.at_least: T_tune ≥ T_train)
-    // starts at that parameter's position, and its value becomes that parameter's value when it
-    // falls below (tune = max(tune, train) in ropelab.widgets.extension.clamp_inputs).
+    // A slider whose lower end follows another control (spec.at_least: T_tune ≥ T_train)
+    // starts at that control's position, and its value is raised with it (clamp).
     function followFloors() {
+      instance.params = clamp(config.controls, instance.params);
       for (const s of sliders) {
         const floorName = s.spec.at_least;
         if (floorName) {
           const floor = instance.params[floorName];
           s.input.min = s.values.findIndex((v) => v >= floor);
-          instance.params[s.name] = Math.max(instance.params[s.name], floor);
-          s.input.value = nearestIndex(s.values, instance.params[s.name], s.spec);
         }
+        s.input.value = nearestIndex(s.values, instance.params[s.name], s.spec);
         s.output.textContent = controlText(instance.params[s.name], s.spec);
       }
     }
 
     for (const input of root.querySelectorAll('[data-param]')) {
       const name = input.getAttribute('data-param');
-      const spec = config.controls[name];
+      const spec = specs[name];
       if (input.tagName === 'SELECT') {
         input.value = instance.params[name];
         input.addEventListener('input', () => {
@@ -1077,6 +1262,21 @@
     return instance;
   }
 
+  // Mount every explorable of the page that is not mounted yet, from its JSON config.
+  function mountAll() {
+    for (const root of document.querySelectorAll('.ropelab-explorable:not([data-mounted])')) {
+      const config = root.querySelector('script.ropelab-config');
+      if (config) {
+        mount(root, JSON.parse(config.textContent));
+      }
+    }
+  }
+
   addStyle();
-  window.ropelabExplore = { instances: instances, mount: mount };
+  window.ropelabExplore = Object.assign(api, { instances: instances, mount: mount, mountAll: mountAll });
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', mountAll);
+  } else {
+    mountAll();
+  }
 })();

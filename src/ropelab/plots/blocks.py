@@ -24,12 +24,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._checks import check_base, check_dim, check_finite_array, check_layout
-from ..core import apply_rope, rotation_matrix
+from ..core import apply_rope, plane_coordinates, rotation_matrix
 from ..costs import dense_cost, elementwise_cost
 from .style import ACCENT, DIVERGING, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
     "LAYOUT_TITLES",
+    "draw_block_matrix",
     "lookback_head",
     "pair_scores",
     "plot_costs",
@@ -52,8 +53,9 @@ LAYOUT_TITLES = {
 def _outline_planes(ax: Axes, dim: int, layout: str, planes: int) -> None:
     """Draw a box around the four entries of each of the first ``planes`` planes."""
     colours = [QUERY, ACCENT, KEY, NEUTRAL]
+    first, second = plane_coordinates(dim, layout)
     for i in range(min(planes, dim // 2)):
-        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + dim // 2)
+        a, b = int(first[i]), int(second[i])
         for row in (a, b):
             for col in (a, b):
                 ax.add_patch(
@@ -119,6 +121,15 @@ def plot_rotation_matrix(
     if colorbar:
         fig.colorbar(image, ax=ax, shrink=0.8, label="entry value")
     return fig
+
+
+def draw_block_matrix(data: dict[str, Any]) -> Figure:
+    """The static view of chapter 3's interactive figure, drawn from
+    :func:`ropelab.core.block_matrix_data`: :func:`plot_rotation_matrix` with planes 0 and 1
+    outlined."""
+    return plot_rotation_matrix(
+        float(data["position"]), data["dim"], data["base"], data["layout"], outline_planes=2
+    )
 
 
 def plot_rotation_layouts(

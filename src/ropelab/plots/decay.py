@@ -20,6 +20,7 @@ the plotted data with an independent computation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from matplotlib.figure import Figure
 
 from .._checks import check_base, check_dim, check_finite_array, check_positive
 from ..core import apply_rope, inv_freq
-from ..decay import expected_score, ones_score, partial_sums, relative_upper_bound
+from ..decay import decay_data, expected_score, ones_score, partial_sums, relative_upper_bound
 from .style import ACCENT, KEY, NEUTRAL, QUERY, SEQUENTIAL, new_figure
 
 __all__ = [
@@ -39,10 +40,12 @@ __all__ = [
     "abel_identity",
     "abel_terms",
     "bound_window_means",
+    "draw_decay",
     "law_window_means",
     "log_trend",
     "octave_edges",
     "plot_base_sweep",
+    "plot_decay",
     "plot_expected_score",
     "plot_ones_score",
     "plot_relative_bound",
@@ -524,4 +527,47 @@ def plot_expected_score(
         fontsize=10,
     )
     ax.legend(fontsize=8)
+    return fig
+
+
+def plot_decay(dim: int = 128, base: float = 10000.0, max_distance: int = 65536) -> Figure:
+    """Chapter 5's decay figure for a head dimension, a base and a range of distances:
+    :func:`draw_decay` of :func:`ropelab.decay.decay_data`."""
+    return draw_decay(decay_data(dim, base, max_distance))
+
+
+def _format_base(base: float) -> str:
+    """``10,000`` for large bases, ``3.98`` for small ones."""
+    return f"{base:,.0f}" if base >= 100 else f"{base:.3g}"
+
+
+def draw_decay(data: dict[str, Any]) -> Figure:
+    r"""The static view of chapter 5's interactive figure, drawn from
+    :func:`ropelab.decay.decay_data`.
+
+    Left, the ones score with the band :math:`\pm\sqrt d` (the level of the score once the
+    phases :math:`r\theta_i` have spread); right, the relative upper bound, which starts at
+    :math:`(d/2 + 1)/2` at :math:`r = 0`. Chapter 5.
+    """
+    r = data["distances"]
+    fig, (left, right) = new_figure(2)
+    floor = math.sqrt(data["dim"])
+    left.axhspan(-floor, floor, color=NEUTRAL, alpha=0.25, lw=0, label=r"$\pm\sqrt{d}$")
+    left.plot(r, data["ones_score"], color=QUERY, lw=0.6, label=r"$s(r)$")
+    left.axhline(0.0, color=NEUTRAL, lw=0.6)
+    left.set_ylim(-1.05 * data["dim"], 1.05 * data["dim"])
+    left.set_ylabel(r"score $s(r)$ of $q = k = \mathbf{1}$")
+    left.set_title("ones score")
+    left.legend(fontsize=8, loc="lower left")
+    right.plot(r, data["relative_upper_bound"], color=KEY, lw=0.8)
+    right.set_ylim(0, 1.05 * (data["dim"] // 2 + 1) / 2)
+    right.set_ylabel("relative upper bound")
+    right.set_title(r"RoFormer's relative upper bound $\frac{1}{d/2}\sum_j |S_j|$", fontsize=10)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlim(1, data["max_distance"])
+        ax.set_xlabel("distance $r$ (log scale)")
+    fig.suptitle(
+        f"d = {data['dim']}, base = {_format_base(data['base'])}, r up to {data['max_distance']:,}"
+    )
     return fig

@@ -806,7 +806,7 @@ def _format_base(base: float) -> str:
 def plot_calculator(data: Mapping[str, Any]) -> Figure:
     r"""The calculator's chart: every plane's wavelength against :math:`T_\text{train}` and :math:`T_\text{extra}`.
 
-    ``data`` is the dict of :func:`ropelab.widgets.extension.calculator_data`. Top: the
+    ``data`` is the dict of :func:`ropelab.calculator.calculator_data`. Top: the
     wavelengths :math:`2\pi\beta^{2i/d}` at the chosen base, filled for the planes inside the
     critical dimension that governs the prediction (``effective_d_extra``: :math:`d_\text{extra}`
     of pre-training for a larger base, :math:`d'_\text{extra}` counted over

@@ -15,11 +15,12 @@ from matplotlib.patches import Rectangle
 
 from .. import positions as pos
 from .._checks import check_base, check_count, check_dim
-from ..core import inv_freq, wavelengths
+from ..core import wavelengths
 from .style import ACCENT, DIVERGING, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
     "SCHEME_LABELS",
+    "draw_sinusoid",
     "permutation_figure",
     "relative_lookup_figure",
     "shift_test_figure",
@@ -103,20 +104,21 @@ def permutation_figure(
 
 
 def sinusoid_figure(length: int = 100, dim: int = 128, base: float = 10000.0) -> Figure:
+    """Chapter 0's sinusoid figure: :func:`draw_sinusoid` of
+    :func:`ropelab.positions.sinusoid_data` (*L* >= 1, *d* positive and even, base > 0)."""
+    return draw_sinusoid(pos.sinusoid_data(length, dim, base))
+
+
+def draw_sinusoid(data: dict[str, Any]) -> Figure:
     r"""The sinusoidal encoding as a heatmap, and three of its coordinates (chapter 0).
 
     Left: :math:`p_{m,j}` of :func:`ropelab.positions.sinusoidal_encoding` for positions
     :math:`m < L` (rows) and coordinates *j* (columns). Right: the sine coordinates
     :math:`j = 0, 2\lfloor d/8\rfloor, 2\lfloor d/4\rfloor` (planes whose wavelengths are
-    about 1, 10 and 100 times :math:`2\pi` for *d* = 128) against *m*.
-
-    Args:
-        length: *L*, an integer >= 1.
-        dim: *d*, a positive even integer.
-        base: > 0.
+    about 1, 10 and 100 times :math:`2\pi` for *d* = 128) against *m*. The static view of
+    chapter 0's interactive figure, drawn from :func:`ropelab.positions.sinusoid_data`.
     """
-    table = pos.sinusoidal_encoding(length, dim, base)
-    dim = check_dim(dim)
+    table, dim, base, length = data["encoding"], data["dim"], data["base"], data["length"]
     fig, (left, right) = new_figure(2, width=7.0, height=3.6)
     image = left.imshow(
         table, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
@@ -127,7 +129,7 @@ def sinusoid_figure(length: int = 100, dim: int = 128, base: float = 10000.0) ->
     fig.colorbar(image, ax=left, label="value")
     columns = sorted({0, 2 * (dim // 8), 2 * (dim // 4)})
     colours = [QUERY, ACCENT, KEY]
-    theta = inv_freq(dim, base)
+    theta = data["theta"]
     for colour, column in zip(colours, columns, strict=False):
         right.plot(
             np.arange(length),

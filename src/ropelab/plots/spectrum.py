@@ -4,14 +4,15 @@ r"""Figures and numbers of chapter 4: the frequency spectrum :math:`\theta_i = \
   a logarithmic axis (RoFormer eq. 15).
 * :func:`plot_wavelengths` and :func:`plot_spectrum_state`: wavelengths
   :math:`\lambda_i = 2\pi/\theta_i` against a training length, the planes that complete a
-  full period marked; :func:`plot_spectrum_state` is the picture the chapter's widget redraws,
-  drawn from :func:`ropelab.widgets.spectrum.spectrum_data`.
+  full period marked; :func:`draw_spectrum_state` is the static view of the chapter's
+  interactive figure, drawn from :func:`ropelab.spectrum.spectrum_data`.
 * :func:`plot_period_picture`: the scaling-laws paper's Figure 5 (d = 32, base 500 against
   base 1 000 000, :math:`T_\text{train}` = 4096) as wavelength bars.
-* :func:`plane_scales`, :func:`wrapped_angle`, :func:`closest_return` and
-  :func:`plot_plane_signals`: how far a plane turns per token, and which distances it confuses.
-* :func:`compare_bases` and :func:`plot_base_comparison`: base 10 000 against base 100 000
-  plane by plane (the sources' ``get_theta`` comparison).
+* :func:`plot_plane_signals`: how far a plane turns per token over a short and a long range.
+* :func:`plot_base_comparison`: base 10 000 against base 100 000 plane by plane (the sources'
+  ``get_theta`` comparison).
+
+The numbers come from :mod:`ropelab.spectrum`.
 """
 
 from __future__ import annotations
@@ -27,31 +28,21 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .._checks import (
-    check_base,
-    check_dim,
-    check_finite_array,
-    check_positive,
-)
+from .._checks import check_base, check_dim, check_positive
 from ..core import inv_freq
-from ..widgets.spectrum import spectrum_data
+from ..spectrum import TWO_PI, compare_bases, spectrum_data
 from .style import ACCENT, KEY, NEUTRAL, QUERY, WIDTH, new_figure
 
 __all__ = [
-    "closest_return",
-    "compare_bases",
-    "difference_peak",
-    "plane_scales",
+    "draw_spectrum_state",
     "plot_base_comparison",
     "plot_period_picture",
     "plot_plane_signals",
     "plot_spectrum_state",
     "plot_theta_spectrum",
     "plot_wavelengths",
-    "wrapped_angle",
 ]
 
-TWO_PI = 2.0 * math.pi
 #: Colours of the two kinds of plane: a full period within T_train, or not.
 FULL = ACCENT
 PARTIAL = KEY
@@ -155,7 +146,7 @@ def plot_wavelengths(
     Green points complete a full period within the training length
     (:math:`\lambda_i \le T_\text{train}`), red ones do not; the dotted line separates them
     (the critical dimension of Liu et al., section 3.2). The data is
-    :func:`ropelab.widgets.spectrum.spectrum_data`.
+    :func:`ropelab.spectrum.spectrum_data`.
     """
     data = spectrum_data(dim, base, train_len)
     if ax is None:
@@ -173,20 +164,32 @@ def plot_wavelengths(
 def plot_spectrum_state(
     dim: int, base: float, train_len: float, *, reference_base: float | None = 10000.0
 ) -> Figure:
-    r"""The picture the chapter-4 widget redraws, a plain function of the three slider values.
+    r"""Chapter 4's spectrum figure for a head dimension, a base and a training length.
+
+    :func:`draw_spectrum_state` of :func:`ropelab.spectrum.spectrum_data`.
+    """
+    return draw_spectrum_state(spectrum_data(dim, base, train_len, reference_base))
+
+
+def draw_spectrum_state(data: dict[str, Any]) -> Figure:
+    r"""The static view of chapter 4's interactive figure, drawn from
+    :func:`ropelab.spectrum.spectrum_data`.
 
     Left: :math:`\theta_i` (log axis) with the threshold :math:`2\pi/T_\text{train}` (planes
-    above it complete a period) and, dashed, the spectrum of ``reference_base`` for comparison.
-    Right: the wavelengths against :math:`T_\text{train}` as in :func:`plot_wavelengths`.
-    Everything drawn comes from :func:`ropelab.widgets.spectrum.spectrum_data`.
+    above it complete a period) and, dashed, the spectrum of the reference base when the data
+    has one. Right: the wavelengths against :math:`T_\text{train}` as in
+    :func:`plot_wavelengths`.
     """
-    data = spectrum_data(dim, base, train_len)
     fig, (left, right) = new_figure(2, height=3.4)
     planes = data["plane"]
-    if reference_base is not None:
-        reference = inv_freq(data["dim"], check_base(reference_base, "reference_base"))
+    if "reference_theta" in data:
         left.plot(
-            planes, reference, "--", color=NEUTRAL, lw=1, label=f"β = {_base_label(reference_base)}"
+            planes,
+            data["reference_theta"],
+            "--",
+            color=NEUTRAL,
+            lw=1,
+            label=f"β = {_base_label(data['reference_base'])}",
         )
     left.scatter(
         planes,
@@ -288,70 +291,6 @@ def plot_period_picture(
 # --------------------------------------------------------------------------------------
 
 
-def plane_scales(dim: int, base: float, train_len: float) -> dict[str, np.ndarray]:
-    r"""How far each plane turns per token and within a context (chapter 4).
-
-    For plane *i*, with :math:`\theta_i = \beta^{-2i/d}`:
-
-    * ``degrees_per_token``: the angle step between neighbouring positions, :math:`\theta_i`
-      in degrees;
-    * ``tokens_per_radian``: :math:`1/\theta_i`, the distance over which the plane turns by one
-      radian (57.3°); distances much shorter than this give nearly the same angle in plane *i*;
-    * ``wavelength``: :math:`\lambda_i = 2\pi/\theta_i`, after which the angle repeats;
-    * ``turns``: :math:`T_\text{train}\theta_i/2\pi`, full turns within the training length;
-    * ``arc_degrees``: the part of the circle the angles :math:`m\theta_i`,
-      :math:`0 \le m \le T_\text{train}`, cover: :math:`\min(T_\text{train}\theta_i, 2\pi)` in
-      degrees;
-    * ``monotone``: :math:`T_\text{train}\theta_i \le \pi`, the plane turns by at most half a
-      turn within the training length, so :math:`\cos(r\theta_i)` decreases steadily for
-      :math:`0 \le r \le T_\text{train}` and orders those distances without ambiguity.
-
-    Returns:
-        A dict of arrays of shape ``(dim // 2,)``: ``plane`` (int64), ``monotone`` (bool), the
-        others float64 (``theta`` included).
-    """
-    theta = inv_freq(check_dim(dim), check_base(base))
-    train_len = check_positive(train_len, "train_len")
-    return {
-        "plane": np.arange(theta.size, dtype=np.int64),
-        "theta": theta,
-        "degrees_per_token": np.degrees(theta),
-        "tokens_per_radian": 1.0 / theta,
-        "wavelength": TWO_PI / theta,
-        "turns": train_len * theta / TWO_PI,
-        "arc_degrees": np.degrees(np.minimum(train_len * theta, TWO_PI)),
-        "monotone": train_len * theta <= math.pi,
-    }
-
-
-def wrapped_angle(distances: Any, theta: float) -> np.ndarray:
-    r"""The angle :math:`r\theta` reduced to :math:`[-\pi, \pi)`: how far apart, on the circle,
-    plane θ puts two positions that are *r* tokens apart (chapter 4).
-
-    A plane cannot tell distance *r* from distance 0 when this is close to zero, however large
-    *r* is: the rotation only sees :math:`r\theta` modulo :math:`2\pi`.
-    """
-    r = check_finite_array(distances, "distances")
-    theta = check_positive(theta, "theta")
-    return np.mod(r * theta + math.pi, TWO_PI) - math.pi
-
-
-def closest_return(theta: float, max_distance: int) -> tuple[int, float]:
-    r"""The distance :math:`1 \le r \le` ``max_distance`` that plane θ confuses most with 0.
-
-    Returns ``(r, angle)`` where *r* minimises :math:`|r\theta \bmod 2\pi|` (wrapped to
-    :math:`[-\pi, \pi)` by :func:`wrapped_angle`) and ``angle`` is that wrapped angle in radians.
-    For θ = 1 (plane 0) and ``max_distance = 100``: r = 44, because :math:`44 \approx 7\cdot 2\pi`.
-    Chapter 4.
-    """
-    if isinstance(max_distance, bool) or int(max_distance) != max_distance or max_distance < 1:
-        raise ValueError(f"max_distance must be an integer >= 1, got {max_distance!r}")
-    distances = np.arange(1, int(max_distance) + 1)
-    angles = wrapped_angle(distances, theta)
-    best = int(np.argmin(np.abs(angles)))
-    return int(distances[best]), float(angles[best])
-
-
 def plot_plane_signals(
     dim: int = 128,
     base: float = 10000.0,
@@ -403,53 +342,6 @@ def plot_plane_signals(
 # --------------------------------------------------------------------------------------
 # Two bases, plane by plane
 # --------------------------------------------------------------------------------------
-
-
-def compare_bases(
-    dim: int = 128, base_a: float = 10000.0, base_b: float = 100000.0
-) -> dict[str, np.ndarray]:
-    r"""The spectra of two bases side by side (the sources' ``get_theta`` comparison; chapter 4).
-
-    .. math::
-        \theta^{(a)}_i = \beta_a^{-2i/d},\quad \theta^{(b)}_i = \beta_b^{-2i/d},\quad
-        \frac{\theta^{(b)}_i}{\theta^{(a)}_i} = \left(\frac{\beta_a}{\beta_b}\right)^{2i/d}
-
-    Returns:
-        ``plane``; ``theta_a``, ``theta_b``; ``abs_diff`` :math:`= \theta^{(a)}_i - \theta^{(b)}_i`;
-        ``ratio`` :math:`= \theta^{(b)}_i/\theta^{(a)}_i` (the wavelength grows by ``1/ratio``);
-        ``rel_change`` :math:`= 1 - \text{ratio}`.
-    """
-    dim = check_dim(dim)
-    theta_a = inv_freq(dim, check_base(base_a, "base_a"))
-    theta_b = inv_freq(dim, check_base(base_b, "base_b"))
-    ratio = theta_b / theta_a
-    return {
-        "plane": np.arange(theta_a.size, dtype=np.int64),
-        "theta_a": theta_a,
-        "theta_b": theta_b,
-        "abs_diff": theta_a - theta_b,
-        "ratio": ratio,
-        "rel_change": 1.0 - ratio,
-    }
-
-
-def difference_peak(dim: int = 128, base_a: float = 10000.0, base_b: float = 100000.0) -> float:
-    r"""Where the absolute difference :math:`\theta^{(a)}_i - \theta^{(b)}_i` peaks, *i* treated as continuous.
-
-    With :math:`x = 2i/d`, :math:`f(x) = \beta_a^{-x} - \beta_b^{-x}` and
-    :math:`f'(x) = \ln\beta_b\,\beta_b^{-x} - \ln\beta_a\,\beta_a^{-x}`, which vanishes at
-
-    .. math:: x^* = \frac{\ln(\ln\beta_b / \ln\beta_a)}{\ln(\beta_b/\beta_a)}, \qquad
-        i^* = \frac d2\, x^*.
-
-    For :math:`1 < \beta_a < \beta_b` this is the maximum over real *i*; for small bases it
-    can lie past the last plane :math:`d/2 - 1`. d = 128, bases 10 000 and
-    100 000: :math:`x^* = \log_{10} 1.25`, :math:`i^* \approx 6.20` (chapter 4).
-    """
-    dim = check_dim(dim)
-    a = check_positive(base_a, "base_a", minimum=1.0)
-    b = check_positive(base_b, "base_b", minimum=a)
-    return dim / 2 * math.log(math.log(b) / math.log(a)) / math.log(b / a)
 
 
 def plot_base_comparison(

@@ -1,0 +1,43 @@
+"""Serve ``ropelab-explore.js`` once per page that shows an explorable.
+
+The explorables of :mod:`ropelab.explorables` carry the script in every output when a
+notebook runs live. In the book the site serves it instead: this extension sets
+``ROPELAB_EXPLORE_SCRIPT=page`` before any chapter is executed (the kernels inherit it), so
+the outputs hold only their markup and config, copies the script from the installed package
+into the built site, and adds it to the pages whose body holds an explorable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from ropelab.explorables import SCRIPT_MODE_VARIABLE, script_path
+
+ASSET = "ropelab/ropelab-explore.js"
+
+
+def _copy_script(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / ASSET
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(script_path(), target)
+
+
+def _add_to_pages_with_explorables(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    if "ropelab-explorable" in context.get("body", ""):
+        app.add_js_file(ASSET)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    os.environ[SCRIPT_MODE_VARIABLE] = "page"
+    app.connect("html-page-context", _add_to_pages_with_explorables)
+    app.connect("build-finished", _copy_script)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

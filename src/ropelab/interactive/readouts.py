@@ -1,0 +1,161 @@
+r"""The text under each interactive figure: a few lines of numbers, a function of its data.
+
+Each readout is a plain function of the dict the figure's data function returns, written with
+Python's own number formats (``f"{x:.3f}"``, ``f"{x:,.0f}"``, ``f"{x:.4g}"``).
+``ropelab-explore.js`` writes the same lines in the browser with a port of those formats
+(exact to the last digit: ties round half to even, as Python does), and the drift check
+(``tests/test_explorable_drift.py``) compares the two strings on seeded random settings. The
+live widgets print the same text, and so do the chapters where they show a figure's numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "block_readout",
+    "calculator_readout",
+    "count",
+    "decay_readout",
+    "format_number",
+    "lab_readout",
+    "rotation_readout",
+    "sinusoid_readout",
+    "spectrum_readout",
+]
+
+
+def format_number(value: float) -> str:
+    """A number as the figures print it: ``1.00e+15`` from 10^12 up, ``12,345`` for whole
+    numbers and from 100 up, three significant digits below (``3.98``, ``0.5``)."""
+    value = float(value)
+    if abs(value) >= 1e12:
+        return f"{value:.2e}"
+    if value.is_integer() or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def count(number: int, noun: str) -> str:
+    """``"1 plane"``, ``"3 planes"``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def rotation_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 1: the four scores of RoFormer eq. 16 (*d* = 2) for positions *m*, *n* and a
+    shift *s* of both; the first three are equal, the fourth (the key moved alone) is not."""
+    m, n = data["m"], data["n"]
+    same = abs(data["score"] - data["shifted_score"]) < 1e-12
+    return "\n".join(
+        [
+            f"m = {m}, n = {n}, θ = {data['theta']:.2f} rad, shift s = {data['shift']}",
+            f"score(m, n)         (R_m q)·(R_n k)          = {data['score']:+.6f}",
+            f"score(m + s, n + s) (R_m+s q)·(R_n+s k)      = {data['shifted_score']:+.6f}",
+            f"relative form       qᵀ R_(n−m) k, n − m = {n - m:+d} = "
+            f"{data['relative_score']:+.6f}",
+            f"key moved alone     (R_m q)·(R_n+s k)        = {data['key_only_score']:+.6f}",
+            f"score(m, n) = score(m + s, n + s) to 1e-12: {same}",
+        ]
+    )
+
+
+def block_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 3: the size and layout of :math:`R^d_{\Theta,m}` and how far plane 0 and the
+    slowest plane turn at position *m*."""
+    dim, position, theta = data["dim"], data["position"], data["theta"]
+    last = dim // 2 - 1
+
+    def angle(i: int) -> str:
+        return f"mθ_{i} = {position * theta[i]:.4f} rad"
+
+    slowest = f"; θ_{last} = {theta[last]:.4g} rad per position" if last > 0 else ""
+    turns = f", the slowest plane by {angle(last)}" if last > 0 else ""
+    return "\n".join(
+        [
+            f"{count(dim // 2, 'plane')} of the {dim}×{dim} matrix, {data['layout']} layout"
+            f"{slowest}",
+            f"at m = {position}: plane 0 turns by {angle(0)}{turns}",
+        ]
+    )
+
+
+def spectrum_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 4: how many planes complete a period within :math:`T_\text{train}`, the
+    boundary plane, :math:`d_\text{extra}` and the range of wavelengths."""
+    wavelength = data["wavelength"]
+    return "\n".join(
+        [
+            f"full period within T_train = {format_number(data['train_len'])} tokens in "
+            f"{data['n_full']} of {count(data['n_planes'], 'plane')}",
+            f"  (λ_i ≤ T_train, i.e. θ_i ≥ 2π/T_train = {data['theta_threshold']:.4g}); "
+            f"{data['n_partial']} do not",
+            f"boundary (d/2)·log_β(T_train/2π) = {data['boundary']:.3f}; "
+            f"d_extra = {data['critical_dim']}",
+            f"wavelengths from {format_number(wavelength[0])} to "
+            f"{format_number(wavelength[-1])} tokens",
+        ]
+    )
+
+
+def _first_gap(values: Any) -> int:
+    """The last integer before the first gap in a sorted list of integers that starts at 1."""
+    for i, value in enumerate(values):
+        if value != i + 1:
+            return i
+    return int(values[-1])
+
+
+def decay_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 5: the ones score and the relative upper bound at the ends of the range."""
+    score, bound = data["ones_score"], data["relative_upper_bound"]
+    far = format_number(data["max_distance"])
+    return "\n".join(
+        [
+            f"ones score: s(1) = {score[0]:.3f}, s({far}) = {score[-1]:.3f}; "
+            f"band ±√d = ±{math.sqrt(data['dim']):.3f}",
+            f"relative upper bound: {bound[0]:.3f} at r = 1, {bound[-1]:.3f} at r = {far} "
+            f"({(data['dim'] / 2 + 1) / 2:.1f} at r = 0)",
+            f"{len(data['distances'])} distances, every integer up to "
+            f"{_first_gap(data['distances'])}",
+        ]
+    )
+
+
+def calculator_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 6: the regime and supported length of Theorem 3, :math:`d_\text{extra}`,
+    :math:`T_\text{extra}`, the critical base and Theorem 1's thresholds."""
+    supported = data["supported_length"]
+    supported = "no hard bound" if supported is None else f"{supported:,.0f} tokens"
+    beta1, beta2, beta3 = data["thresholds"]
+    return (
+        f"regime: {data['regime']}  |  supported length (prediction): {supported}\n"
+        f"d_extra = {data['d_extra']} of {data['dim']} dims "
+        f"({data['full_period_planes']} planes saw a full period in pre-training), "
+        f"T_extra = {data['extra_len']:,.0f}, critical base β0 = {data['critical_base']:,.0f}\n"
+        f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, β3 = {beta3:,.0f}"
+    )
+
+
+def sinusoid_readout(data: Mapping[str, Any]) -> str:
+    """Chapter 0: the size of the table and the range of its wavelengths."""
+    wavelengths = [2 * math.pi / t for t in data["theta"]]
+    return (
+        f"{data['length']} positions × {data['dim']} coordinates, base "
+        f"{format_number(data['base'])}: wavelengths from {format_number(wavelengths[0])} to "
+        f"{format_number(wavelengths[-1])} tokens"
+    )
+
+
+def lab_readout(data: Mapping[str, Any]) -> str:
+    """Chapter 7: each chosen model's supported length at the chosen margin, and its
+    prediction."""
+    lines = [f"margin {data['margin']:.2f} nats, lengths up to {data['max_len']:,}"]
+    for model in data["models"]:
+        measured = model["remeasured"]
+        measured = "beyond the evaluated range" if measured is None else f"{measured:,.0f}"
+        predicted = model["predicted"]
+        predicted = "no bound predicted" if predicted is None else f"{predicted:,.0f}"
+        lines.append(f"{model['name']}: supported {measured} (predicted {predicted})")
+    return "\n".join(lines)
