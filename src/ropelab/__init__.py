@@ -16,9 +16,17 @@ Every formula, number and figure of the book comes from this package. Modules:
   :mod:`ropelab.configs` ships real configs.
 * :mod:`ropelab.checkpoints` -- ``permute_qk_weight`` / ``unpermute_qk_weight``: checkpoints
   between the interleaved and half-split layouts (chapter 8).
+
+Every submodule is reachable as an attribute without importing it by hand
+(``ropelab.proofs.PROOFS``, ``ropelab.plots.spectrum``): it is imported on first use (PEP 562
+module ``__getattr__``), so ``import ropelab`` loads numpy and nothing heavier -- no SymPy,
+torch, matplotlib or ipywidgets until a chapter asks for them.
 """
 
-from . import decay, scaling
+import importlib as _importlib
+import pkgutil as _pkgutil
+from types import ModuleType as _ModuleType
+
 from .checkpoints import permute_qk_weight, unpermute_qk_weight
 from .core import (
     apply_rope,
@@ -54,3 +62,18 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+#: The package's public submodules (and subpackages), imported on first attribute access.
+_SUBMODULES = frozenset(
+    info.name for info in _pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+)
+
+
+def __getattr__(name: str) -> _ModuleType:
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _SUBMODULES)
