@@ -104,7 +104,7 @@ def test_unknown_kind_and_parameter_raise():
         explorable("spectra")
     with pytest.raises(ValueError, match="rotation2d, block_matrix, spectrum, decay, calculator"):
         explorable_data("heatmap")
-    with pytest.raises(ValueError, match="dim, base, train_len; got width"):
+    with pytest.raises(ValueError, match=", ".join(figure_spec("spectrum").names) + "; got width"):
         explorable("spectrum", width=3)
     with pytest.raises(ValueError, match="rotation2d, block_matrix, spectrum, decay, calculator"):
         explorable("lab")

@@ -90,7 +90,8 @@ def test_starting_values_are_clamped():
     assert box.controls["dim"].value == 8
     assert box.controls["base"].value == pytest.approx(500000.0)
     assert box.controls["train_len"].value == pytest.approx(131072.0)
-    with pytest.raises(ValueError, match="takes the parameters dim, base, train_len"):
+    names = ", ".join(figure_spec("spectrum").names)
+    with pytest.raises(ValueError, match=f"takes the parameters {names}"):
         live_widget("spectrum", width=3)
 
 
