@@ -14,13 +14,10 @@ import numpy as np
 import pytest
 import transformers
 from transformers import GPTNeoXConfig, LlamaConfig, Phi3Config
-from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.gemma3.configuration_gemma3 import Gemma3TextConfig
 
 from ropelab.config_fields import LEGACY_TYPE_NAMES, normalize_config, v5_rope_parameters
 from ropelab.rope_config import frequencies_from_config
-
-PENDING_PROPORTIONAL = "rope_config has no 'proportional' rope type yet"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -194,9 +191,9 @@ def test_missing_head_size_is_reported():
         normalize_config([1, 2])
 
 
-@pytest.mark.xfail(reason=PENDING_PROPORTIONAL, strict=True)
-def test_proportional_type_equals_transformers():
+def test_gemma4_proportional_layers_equal_transformers():
     from transformers import Gemma4TextConfig
+    from transformers.models.gemma4.modeling_gemma4 import Gemma4TextRotaryEmbedding
 
     params = {
         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
@@ -206,17 +203,21 @@ def test_proportional_type_equals_transformers():
             "rope_theta": 1e6,
         },
     }
-    raw = {
-        "model_type": "gemma4_text",
-        "head_dim": 64,
-        "hidden_size": 128,
-        "num_attention_heads": 2,
-        "num_hidden_layers": 6,
-        "rope_parameters": params,
-    }
-    config = Gemma4TextConfig(**copy.deepcopy(raw))
-    theirs, _ = ROPE_INIT_FUNCTIONS["proportional"](config, layer_type="full_attention")
-    entry = normalize_config(raw).layer("full_attention")
-    ours, attention = frequencies_from_config(entry.config)
-    np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=2e-6)
-    assert attention == 1.0
+    for extra in ({}, {"global_head_dim": 128}):
+        raw = {
+            "model_type": "gemma4_text",
+            "head_dim": 64,
+            "hidden_size": 128,
+            "num_attention_heads": 2,
+            "num_hidden_layers": 6,
+            "rope_parameters": params,
+        } | extra
+        rotary = Gemma4TextRotaryEmbedding(Gemma4TextConfig(**copy.deepcopy(raw)))
+        fields = normalize_config(raw)
+        for entry in fields.layers:
+            theirs = getattr(rotary, f"{entry.layer_type}_inv_freq").double().numpy()
+            ours, attention = frequencies_from_config(entry.config)
+            np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=0)
+            assert attention == 1.0
+        full = fields.layer("full_attention").config["head_dim"]
+        assert full == extra.get("global_head_dim", 512)

@@ -14,19 +14,8 @@ from ropelab.configs import load_config, shipped_configs
 from ropelab.describe import describe_config, plane_kinds
 from ropelab.rope_config import frequencies_from_config, llama3_bands, yarn_ramp
 
-PENDING = {"llama-4-scout-17b-16e-instruct": "rope_config rejects equal low/high frequency factors"}
 
-
-def names() -> list:
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(reason=PENDING[n], strict=True))
-        if n in PENDING
-        else n
-        for n in shipped_configs()
-    ]
-
-
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", shipped_configs())
 def test_description_agrees_with_frequencies_from_config(name):
     config = load_config(name)
     description = describe_config(config)

@@ -12,6 +12,7 @@ Three kinds of test:
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -32,6 +33,7 @@ from ropelab.rope_config import (
     ROPE_TYPES,
     RopeSpec,
     dynamic_ntk_base,
+    frequencies_by_layer_type,
     frequencies_from_config,
     llama3_bands,
     longrope_attention_factor,
@@ -127,10 +129,9 @@ def llama_raw(head: int, params: dict[str, Any], **top: Any) -> dict[str, Any]:
 
 
 def test_every_transformers_rope_type_is_covered() -> None:
-    # "proportional" (Gemma 4's) is transformers-only; a new type in an upgrade should fail here.
-    unsupported = {"proportional"}
-    assert set(ROPE_INIT_FUNCTIONS) - unsupported <= set(ROPE_TYPES)
-    assert set(ROPE_TYPES) == {"default"} | (set(ROPE_INIT_FUNCTIONS) - unsupported)
+    # Every type transformers registers, "proportional" (Gemma 4's) included, is covered; a new
+    # type in an upgrade should fail here.
+    assert set(ROPE_TYPES) == {"default"} | set(ROPE_INIT_FUNCTIONS)
 
 
 @pytest.mark.parametrize("base", BASES)
@@ -671,7 +672,7 @@ INF = float("inf")
 
 BAD_PARAMS = [
     ("default", {"rope_type": "ntk"}, "rope_type"),
-    ("default", {"rope_type": "proportional"}, "rope_type"),
+    ("default", {"rope_type": "axial"}, "rope_type"),  # documented by transformers, not registered
     ("default", {"rope_type": None}, "rope_type"),
     ("default", {"rope_theta": 0.0}, "rope_theta"),
     ("default", {"rope_theta": -10000.0}, "rope_theta"),
@@ -716,7 +717,11 @@ BAD_PARAMS = [
     ("llama3", {"factor": None}, "factor"),
     ("llama3", {"low_freq_factor": None}, "low_freq_factor"),
     ("llama3", {"high_freq_factor": None}, "high_freq_factor"),
-    ("llama3", {"high_freq_factor": 1.0}, "high_freq_factor"),
+    (
+        "llama3",
+        {"high_freq_factor": 0.5},
+        "high_freq_factor",
+    ),  # below low_freq_factor (equal is allowed)
     ("llama3", {"low_freq_factor": NAN}, "low_freq_factor"),
     ("llama3", {"high_freq_factor": -4.0}, "high_freq_factor"),
 ]
@@ -840,3 +845,154 @@ def test_helpers_reject_bad_arguments() -> None:
         yarn_ramp(64, 1.0, 4096)
     with pytest.raises(ValueError, match="original_max_position_embeddings"):
         longrope_attention_factor(4.0, 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Released config.json fields as they are (chapter 8)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_proportional_matches_transformers() -> None:
+    for head, base, fraction, factor in itertools.product(
+        (64, 128, 256), BASES, (0.25, 0.5, 1.0), (None, 1.0, 2.0)
+    ):
+        params = {
+            "rope_type": "proportional",
+            "rope_theta": base,
+            "partial_rotary_factor": fraction,
+        }
+        if factor is not None:
+            params["factor"] = factor
+        raw = llama_raw(head, params)
+        check_against(raw, ROPE_INIT_FUNCTIONS["proportional"])
+        inv, attention = frequencies_from_config(raw)
+        assert inv.shape == (head // 2,) and attention == 1.0
+        assert np.count_nonzero(inv) == int(fraction * head // 2)
+
+
+@pytest.mark.parametrize("factor", FACTORS)
+@pytest.mark.parametrize("edge", [1.0, 2.0, 32.0])
+def test_llama3_with_equal_band_factors_matches_transformers(edge: float, factor: float) -> None:
+    """Llama 4 Scout ships low_freq_factor == high_freq_factor == 1: no middle band."""
+    for head, base in itertools.product(HEADS, BASES):
+        params = {
+            "rope_type": "llama3",
+            "rope_theta": base,
+            "factor": factor,
+            "low_freq_factor": edge,
+            "high_freq_factor": edge,
+            "original_max_position_embeddings": 8192,
+        }
+        raw = llama_raw(head, params, max_position_embeddings=8192 * 16)
+        check_against(raw, ROPE_INIT_FUNCTIONS["llama3"])
+        inv, _ = frequencies_from_config(raw)
+        theta = inv_freq(head, base)
+        kept = 2 * math.pi / theta < 8192 / edge
+        np.testing.assert_array_equal(inv[kept], theta[kept])
+        np.testing.assert_allclose(inv[~kept], theta[~kept] / factor, rtol=1e-15)
+    labels = llama3_bands(128, 500000.0, 8192, 1.0, 1.0)
+    assert set(labels) == {"high", "low"} and np.sum(labels == "low") == 29
+
+
+@pytest.mark.parametrize(
+    "given", [{}, {"rotary_pct": 0.5}, {"rotary_emb_base": 12345.0}, {"rotary_pct": 1.0}]
+)
+def test_gpt_neox_released_fields(given: dict[str, Any]) -> None:
+    raw = {"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 4} | given
+    config = GPTNeoXConfig(**copy.deepcopy(raw))
+    theirs = reference(GPTNeoXRotaryEmbedding.compute_default_rope_parameters, config)
+    assert_same(frequencies_from_config(raw), theirs)
+
+
+def test_deepseek_rotates_qk_rope_head_dim() -> None:
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
+
+    raw = {
+        "model_type": "deepseek_v3",
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "qk_rope_head_dim": 32,
+        "qk_nope_head_dim": 64,
+        "v_head_dim": 64,
+        "max_position_embeddings": 163840,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "type": "yarn",
+            "factor": 40,
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+        },
+    }
+    rotary = DeepseekV3RotaryEmbedding(DeepseekV3Config(**copy.deepcopy(raw)))
+    inv, attention = frequencies_from_config(raw)
+    assert inv.shape == (16,)
+    np.testing.assert_allclose(inv, rotary.inv_freq.double().numpy(), rtol=blend_rtol(40.0))
+    assert attention == pytest.approx(rotary.attention_scaling, rel=ATTENTION_RTOL)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"rope_theta": 1e6, "rope_local_base_freq": 1e4},
+        {"rope_scaling": {"rope_type": "linear", "factor": 8.0}},  # Gemma 3's own defaults
+        {
+            "rope_parameters": {
+                "full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 5e5},
+                "sliding_attention": {"rope_type": "default", "rope_theta": 2e4},
+            }
+        },
+    ],
+    ids=["v4-explicit", "v4-defaults", "v5-nested"],
+)
+def test_gemma3_frequencies_per_layer_type(fields: dict[str, Any]) -> None:
+    from transformers.models.gemma3.configuration_gemma3 import Gemma3TextConfig
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    raw = {
+        "model_type": "gemma3_text",
+        "head_dim": 64,
+        "hidden_size": 128,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 12,
+        "max_position_embeddings": 8192,
+    } | fields
+    rotary = Gemma3RotaryEmbedding(Gemma3TextConfig(**copy.deepcopy(raw)))
+    ours = frequencies_by_layer_type(raw)
+    assert set(ours) == {"full_attention", "sliding_attention"}
+    for layer_type, (inv, attention) in ours.items():
+        theirs = getattr(rotary, f"{layer_type}_inv_freq").double().numpy()
+        np.testing.assert_allclose(inv, theirs, rtol=RTOL)
+        assert attention == getattr(rotary, f"{layer_type}_attention_scaling")
+        np.testing.assert_array_equal(frequencies_from_config(raw, layer_type=layer_type)[0], inv)
+    with pytest.raises(ValueError, match="nested per layer type"):
+        frequencies_from_config(raw)
+    with pytest.raises(ValueError, match="layer_type must be one of"):
+        frequencies_from_config(raw, layer_type="chunked_attention")
+
+
+def test_legacy_type_names_and_nested_text_config() -> None:
+    factors = [1.5] * 16
+    phi = {
+        "model_type": "phi3",
+        "hidden_size": 128,
+        "num_attention_heads": 4,
+        "max_position_embeddings": 16384,
+        "original_max_position_embeddings": 2048,
+        "rope_scaling": {"type": "su", "short_factor": factors, "long_factor": factors},
+    }
+    renamed = copy.deepcopy(phi)
+    renamed["rope_scaling"]["type"] = "longrope"
+    check_against(renamed, ROPE_INIT_FUNCTIONS["longrope"], Phi3Config, seq_lens=(None, 4096))
+    for seq_len in (None, 4096):
+        np.testing.assert_array_equal(
+            frequencies_from_config(phi, seq_len)[0], frequencies_from_config(renamed, seq_len)[0]
+        )
+    mrope = {"head_dim": 64, "rope_scaling": {"type": "mrope", "mrope_section": [8, 12, 12]}}
+    np.testing.assert_array_equal(frequencies_from_config(mrope)[0], inv_freq(64, 10000.0))
+    nested = {"model_type": "llama4", "text_config": {"head_dim": 64, "rope_theta": 5e5}}
+    np.testing.assert_array_equal(frequencies_from_config(nested)[0], inv_freq(64, 5e5))
+    assert set(frequencies_by_layer_type(nested)) == {"all"}

@@ -36,6 +36,7 @@ CONFIGS = {
         "high_freq_factor": 4.0,
         "original_max_position_embeddings": 2048,
     },
+    "proportional": {"partial_rotary_factor": 0.5, "factor": 2.0},
 }
 
 

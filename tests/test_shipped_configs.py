@@ -33,10 +33,6 @@ from ropelab.rope_config import frequencies_from_config
 
 NAMES = shipped_configs()
 RTOL = 2e-6  # transformers computes the frequencies in float32 (see test_rope_config.py)
-# The Llama 3 frequencies of Llama 4 Scout (equal low and high frequency factors) need the
-# rope_config change listed in the chapter-8 report; until then frequencies_from_config
-# rejects them.
-PENDING_EQUAL_FACTORS = "rope_config rejects llama3 with low_freq_factor == high_freq_factor"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -120,16 +116,11 @@ def test_transformers_rejects_two_released_files_as_they_are():
 
 
 def layer_cases() -> list:
-    cases = []
-    for name in NAMES:
-        for entry in normalize_config(released(name)).layers:
-            marks = []
-            if "llama-4" in name:
-                marks.append(pytest.mark.xfail(reason=PENDING_EQUAL_FACTORS, strict=True))
-            cases.append(
-                pytest.param(name, entry.layer_type, marks=marks, id=f"{name}-{entry.layer_type}")
-            )
-    return cases
+    return [
+        pytest.param(name, entry.layer_type, id=f"{name}-{entry.layer_type}")
+        for name in NAMES
+        for entry in normalize_config(released(name)).layers
+    ]
 
 
 @pytest.mark.parametrize(("name", "layer_type"), layer_cases())

@@ -24,7 +24,8 @@ attention scaling that lives *outside* the rotary embedding:
   (``sliding_window_pattern``, default 6: five local layers, then a global one). Full layers
   use ``rope_theta`` (default 1e6 for this model) and ``rope_scaling``; sliding layers use
   ``rope_local_base_freq`` (default 1e4) without scaling. A transformers 5 config nests
-  ``rope_parameters`` by layer type instead.
+  ``rope_parameters`` by layer type instead. Gemma 4's full-attention layers have their own
+  head size, ``global_head_dim`` (default 512), and use the ``proportional`` rope type.
 * **Query temperatures.** Llama 4 multiplies the queries of its layers *without* RoPE by
   :math:`1 + \beta \ln(1 + \lfloor (m + 1)/L_f \rfloor)` (``attn_scale`` β = 0.1,
   ``floor_scale`` :math:`L_f` = 8192); Ministral 3 multiplies every query by
@@ -199,14 +200,19 @@ def _head_dim(text: Mapping[str, Any]) -> int:
     return check_count(hidden, "hidden_size") // check_count(heads, "num_attention_heads")
 
 
-def _rope_type(params: Mapping[str, Any], model_type: str, notes: list[str]) -> str:
-    if "rope_type" in params and params["rope_type"] is not None:
-        name = str(params["rope_type"])
-    elif "type" in params and params["type"] is not None:
-        name = str(params["type"])
+def _rope_type(params: Mapping[str, Any], model_type: str, notes: list[str]) -> Any:
+    """The rope type as transformers reads it: ``rope_type``, else the legacy ``type``, else
+    ``"default"``; legacy names renamed. A ``rope_type`` key holding null stays None (and is
+    rejected later, as transformers rejects it)."""
+    if "rope_type" in params:
+        name = params["rope_type"]
+    elif params.get("type") is not None:
+        name = params["type"]
         notes.append(f"legacy key 'type': {name!r} read as rope_type")
     else:
         name = "default"
+    if not isinstance(name, str):
+        return name
     renamed = LEGACY_TYPE_NAMES.get(name)
     if model_type in _PHI3_TYPES and name == "yarn":
         renamed = "longrope"
@@ -271,7 +277,11 @@ def normalize_config(config: Any) -> RopeFields:
 
     v5 = text.get("rope_parameters") is not None and not text.get("rope_scaling")
     spelling = "transformers 5" if v5 else "transformers 4"
-    params = dict(text.get("rope_scaling") or text.get("rope_parameters") or {})
+    key = "rope_scaling" if text.get("rope_scaling") else "rope_parameters"
+    params = text.get(key) or {}
+    if not isinstance(params, Mapping):
+        raise ValueError(f"{key} must be a dict of rope parameters, got {params!r}")
+    params = dict(params)
 
     num_layers = text.get("num_hidden_layers")
     num_layers = None if num_layers is None else check_count(num_layers, "num_hidden_layers")
@@ -306,10 +316,9 @@ def normalize_config(config: Any) -> RopeFields:
     else:
         head_dim = rotary_head = _head_dim(text)
 
-    def layer_config(flat: dict[str, Any]) -> dict[str, Any]:
+    def layer_config(flat: dict[str, Any], head: int | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "model_type": model_type,
-            "head_dim": rotary_head,
+            "head_dim": rotary_head if head is None else head,
             "max_position_embeddings": max_len,
             "rope_parameters": flat,
         }
@@ -341,7 +350,13 @@ def normalize_config(config: Any) -> RopeFields:
                 notes=notes,
             )
             index = tuple(i for i, t in enumerate(layer_types) if t == name)
-            layers.append(LayerRope(name, index, layer_config(flat)))
+            head = None
+            if name == "full_attention" and (
+                text.get("global_head_dim") is not None or model_type.startswith("gemma4")
+            ):
+                head = check_count(text.get("global_head_dim", 512), "global_head_dim")
+                notes.append(f"full-attention layers use global_head_dim = {head}")
+            layers.append(LayerRope(name, index, layer_config(flat, head)))
     elif model_type in _GEMMA3_TYPES:
         full_theta = theta if theta is not None else _GEMMA3_THETA["full_attention"]
         local = text.get("rope_local_base_freq")
@@ -411,8 +426,9 @@ def normalize_config(config: Any) -> RopeFields:
     if model_type in _DEEPSEEK_TYPES:
         flat = layers[0].rope_parameters
         mscale_all_dim = flat.get("mscale_all_dim") or 0
-        if flat["rope_type"] != "default" and mscale_all_dim and flat.get("factor", 1) > 1:
-            m = 0.1 * float(mscale_all_dim) * math.log(float(flat["factor"])) + 1.0
+        factor = flat.get("factor")
+        if flat["rope_type"] != "default" and mscale_all_dim and factor and factor > 1:
+            m = 0.1 * float(mscale_all_dim) * math.log(float(factor)) + 1.0
             softmax_scale = m * m
 
     return RopeFields(

@@ -148,10 +148,12 @@ class RopeDescription:
     notes: tuple[str, ...]
 
     def __str__(self) -> str:
-        lines = [f"{self.name} ({self.model_type}, {self.spelling} spelling)"]
-        heads = []
+        lines = [self.name]
+        kind = f"  {self.model_type}, {self.spelling} spelling"
         if self.num_layers is not None:
-            heads.append(f"{self.num_layers} layers")
+            kind += f", {self.num_layers} layers"
+        lines.append(kind)
+        heads = []
         if self.num_heads is not None:
             heads.append(f"{self.num_heads} query heads")
         if self.num_kv_heads is not None and self.num_kv_heads != self.num_heads:

@@ -8,7 +8,15 @@ module turns such a config into the numbers the model actually uses,
 
 the scaled frequencies and the factor that multiplies cos and sin, for the six rope types
 that chapter 6 of the book explains: ``default``, ``linear``, ``dynamic``, ``yarn``,
-``longrope`` and ``llama3``.
+``longrope`` and ``llama3``, and the ``proportional`` type transformers registers for Gemma 4.
+
+Configs are read as released (chapter 8): :func:`ropelab.config_fields.normalize_config`
+first turns a ``config.json`` into transformers' normalised form, so that GPT-NeoX's
+``rotary_pct`` and ``rotary_emb_base``, DeepSeek's ``qk_rope_head_dim``, nested
+``text_config`` dicts, legacy type names (``"su"``) and per-layer-type settings (Gemma 3's
+``rope_local_base_freq``, nested ``rope_parameters``) all mean what they mean to the model.
+A config with several layer types needs ``layer_type``; :func:`frequencies_by_layer_type`
+gives all of them.
 
 Each rope type is one :class:`RopeType` record in :data:`ROPE_TYPES`, in the manner of
 transformers' ``modeling_rope_utils.py``: its frequency function, the keys of the rope dict it
@@ -45,6 +53,7 @@ from ._checks import (
     check_log_base,
     check_positive,
 )
+from .config_fields import normalize_config
 from .core import inv_freq, wavelengths
 
 __all__ = [
@@ -55,12 +64,14 @@ __all__ = [
     "default_frequencies",
     "dynamic_frequencies",
     "dynamic_ntk_base",
+    "frequencies_by_layer_type",
     "frequencies_from_config",
     "linear_frequencies",
     "llama3_bands",
     "llama3_frequencies",
     "longrope_attention_factor",
     "longrope_frequencies",
+    "proportional_frequencies",
     "rope_spec_from_config",
     "yarn_attention_factor",
     "yarn_correction_dim",
@@ -144,7 +155,7 @@ class RopeSpec:
         mscale, mscale_all_dim: DeepSeek-style YaRN attention-factor parameters.
         truncate: whether YaRN rounds its correction range to whole planes.
         short_factor, long_factor: LongRoPE's per-plane rescale factors.
-        low_freq_factor, high_freq_factor: Llama 3.1's band edges.
+        low_freq_factor, high_freq_factor: Llama 3.1's band edges (equal: no middle band).
     """
 
     rope_type: str
@@ -208,9 +219,9 @@ class RopeSpec:
             if getattr(self, name) is not None:
                 put(name, _factor_list(getattr(self, name), name, rotary // 2))
         low, high = self.low_freq_factor, self.high_freq_factor
-        if low is not None and high is not None and high <= low:
+        if low is not None and high is not None and high < low:
             raise ValueError(
-                f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high:g} "
+                f"high_freq_factor must be >= low_freq_factor, got high_freq_factor={high:g} "
                 f"and low_freq_factor={low:g}"
             )
 
@@ -283,12 +294,42 @@ def _head_dim(config: Mapping[str, Any]) -> int:
     return head_dim
 
 
-def rope_spec_from_config(config: Any) -> RopeSpec:
-    """Resolve a transformers-style config into a :class:`RopeSpec`, as transformers does.
+def _rope_key(config: Mapping[str, Any]) -> str:
+    """The key the user's rope dict sits under (for error messages)."""
+    text = config.get("text_config")
+    text = text if isinstance(text, Mapping) else config
+    return "rope_scaling" if text.get("rope_scaling") else "rope_parameters"
 
-    ``config`` is a ``config.json`` mapping or an object with ``to_dict()`` (such as a
-    ``transformers.PretrainedConfig``). The rules, from ``standardize_rope_params``, the
-    config classes and the ``_compute_*_parameters`` functions of transformers 5:
+
+def _layer_config(config: Mapping[str, Any], layer_type: str | None) -> Mapping[str, Any]:
+    """The normalised flat config of one layer type (:func:`normalize_config`)."""
+    fields = normalize_config(config)
+    types = [entry.layer_type for entry in fields.layers]
+    if types == ["all"]:
+        declared = ["all", *(config.get("layer_types") or ())]
+        if layer_type is not None and layer_type not in declared:
+            raise ValueError(f"layer_type must be None or one of {declared}, got {layer_type!r}")
+        return fields.layers[0].config
+    if layer_type is None:
+        raise ValueError(
+            f"the rope parameters are nested per layer type ({', '.join(types)}); "
+            f"pass layer_type, one of {types}, or use frequencies_by_layer_type"
+        )
+    if layer_type not in types:
+        raise ValueError(f"layer_type must be one of {types}, got {layer_type!r}")
+    return fields.layer(layer_type).config
+
+
+def rope_spec_from_config(config: Any, layer_type: str | None = None) -> RopeSpec:
+    """Resolve a released or transformers-style config into a :class:`RopeSpec`.
+
+    ``config`` is a ``config.json`` mapping as released or an object with ``to_dict()``
+    (such as a ``transformers.PretrainedConfig``). It is first read by
+    :func:`ropelab.config_fields.normalize_config` (model-specific spellings, nested
+    ``text_config``, legacy type names, layer types); ``layer_type`` picks one layer type of
+    a config that has several (Gemma 3: ``"full_attention"`` or ``"sliding_attention"``).
+    The rules, from ``standardize_rope_params``, the config classes and the
+    ``_compute_*_parameters`` functions of transformers 5:
 
     * The rope dict is ``rope_scaling`` if non-empty, else ``rope_parameters``; neither means
       ``{"rope_type": "default"}``.
@@ -304,16 +345,20 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
       ``max_position_embeddings / original_max_position_embeddings``.
     * ``beta_fast`` / ``beta_slow``: missing, null or 0 means 32 / 1. ``truncate``: missing
       means True; transformers tests it for truth, so null means False.
-    * llama3 requires ``low_freq_factor`` and ``high_freq_factor``; longrope requires
+    * llama3 requires ``low_freq_factor`` and ``high_freq_factor`` (equal values are allowed,
+      as transformers allows them and Llama 4 ships them: no middle band); longrope requires
       ``short_factor`` and ``long_factor`` of length rotary_dim / 2.
+    * proportional (Gemma 4) reads ``factor`` if given (default 1).
 
     Raises:
         ValueError: naming the offending key and what is allowed.
     """
     if isinstance(config, RopeSpec):
         return config
-    config = _config_mapping(config)
-    where, params = _rope_dict(config)
+    raw = _config_mapping(config)
+    config = _layer_config(raw, layer_type)
+    _, params = _rope_dict(config)
+    where = _rope_key(raw)
 
     def pick(key: str, default: Any = None) -> Any:
         """The rope dict's value, else the top-level one, else ``default``."""
@@ -393,26 +438,49 @@ def rope_spec_from_config(config: Any) -> RopeSpec:
     return RopeSpec(**fields)
 
 
-def frequencies_from_config(config: Any, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def frequencies_from_config(
+    config: Any, seq_len: int | None = None, *, layer_type: str | None = None
+) -> tuple[np.ndarray, float]:
     r"""The RoPE frequencies and attention factor a model config prescribes.
 
     Args:
-        config: a ``config.json`` mapping, an object with ``to_dict()`` (a transformers
-            ``PretrainedConfig``) or a :class:`RopeSpec`.
+        config: a ``config.json`` mapping as released, an object with ``to_dict()`` (a
+            transformers ``PretrainedConfig``) or a :class:`RopeSpec`.
         seq_len: the current sequence length, an integer >= 0. Only ``dynamic`` (which
             rescales its base beyond ``max_position_embeddings``) and ``longrope`` (which
             switches to ``long_factor`` beyond ``original_max_position_embeddings``) use it;
             ``None`` means "at initialisation", as in transformers.
+        layer_type: for a config with several layer types (Gemma 3), which one.
 
     Returns:
         ``(inv_freq, attention_factor)``: a float64 array of the rotary_dim / 2 frequencies
-        :math:`\theta'_i`, and the Python float that scales cos and sin.
+        :math:`\theta'_i` (head_dim / 2 for ``proportional``, whose non-rotating planes have
+        frequency 0), and the Python float that scales cos and sin.
 
     Raises:
-        ValueError: for an unknown rope type, a missing required key, or a value out of range.
+        ValueError: for an unknown rope type, a missing required key, a value out of range,
+            or a missing ``layer_type``.
     """
-    spec = rope_spec_from_config(config)
+    spec = rope_spec_from_config(config, layer_type)
     return ROPE_TYPES[spec.rope_type].frequencies(spec, _check_seq_len(seq_len))
+
+
+def frequencies_by_layer_type(
+    config: Any, seq_len: int | None = None
+) -> dict[str, tuple[np.ndarray, float]]:
+    """:func:`frequencies_from_config` for every layer type of a config.
+
+    Returns:
+        ``{layer_type: (inv_freq, attention_factor)}``; a config whose layers all share one
+        rotary embedding has the single key ``"all"``.
+    """
+    if isinstance(config, RopeSpec):
+        return {"all": frequencies_from_config(config, seq_len)}
+    raw = _config_mapping(config)
+    return {
+        entry.layer_type: frequencies_from_config(entry.config, seq_len)
+        for entry in normalize_config(raw).layers
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -614,6 +682,9 @@ def llama3_bands(
         \text{low: } \lambda_i > \frac{L_{\text{orig}}}{f_{\text{low}}},\qquad
         \text{medium: otherwise}
 
+    With :math:`f_{\text{low}} = f_{\text{high}}` (Llama 4 Scout ships 1 and 1) there is no
+    medium band: a plane is high exactly when it is not low (a wavelength equal to the
+    common edge, where transformers' blend divides 0 by 0, counts as low).
     The defaults are Llama 3.1's (8192, 1, 4). Source: Meta's Llama 3.1 code
     (``apply_scaling``); Grattafiori et al. 2024, "The Llama 3 Herd of Models",
     arXiv 2407.21783. Explained in chapter 6 of the book.
@@ -637,12 +708,15 @@ def _llama3_masks(
     original = check_count(original, "original_max_position_embeddings")
     low = check_positive(low_freq_factor, "low_freq_factor")
     high = check_positive(high_freq_factor, "high_freq_factor")
-    if high <= low:
+    if high < low:
         raise ValueError(
-            f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high:g} "
+            f"high_freq_factor must be >= low_freq_factor, got high_freq_factor={high:g} "
             f"and low_freq_factor={low:g}"
         )
-    return wavelength < original / high, wavelength > original / low
+    high_mask = wavelength < original / high
+    if high == low:  # no middle band: every plane is kept or divided (Llama 4)
+        return high_mask, ~high_mask
+    return high_mask, wavelength > original / low
 
 
 # ---------------------------------------------------------------------------------------------
@@ -772,8 +846,8 @@ def llama3_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.n
             (1 - \gamma_i)\,\theta_i / s + \gamma_i\,\theta_i & \text{otherwise}
         \end{cases}
 
-    (:func:`llama3_bands` labels the three cases). The attention factor is 1 and
-    ``seq_len`` is unused.
+    (:func:`llama3_bands` labels the three cases; with :math:`f_{\text{low}} =
+    f_{\text{high}}` there is no third). The attention factor is 1 and ``seq_len`` is unused.
 
     Source: Meta's Llama 3.1 reference code (``apply_scaling``); Grattafiori et al. 2024,
     "The Llama 3 Herd of Models", arXiv 2407.21783. Explained in chapter 6 of the book.
@@ -784,10 +858,40 @@ def llama3_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.n
     theta = inv_freq(spec.rotary_dim, spec.rope_theta)
     wavelength = 2 * math.pi / theta
     high_mask, low_mask = _llama3_masks(wavelength, original, low_freq, high_freq)
+    if high_freq == low_freq:  # no middle band: nothing to blend
+        return np.where(high_mask, theta, theta / factor), 1.0
     gamma = (original / wavelength - low_freq) / (high_freq - low_freq)
     blended = (1 - gamma) * theta / factor + gamma * theta
     scaled = np.where(high_mask, theta, np.where(low_mask, theta / factor, blended))
     return scaled, 1.0
+
+
+def proportional_frequencies(
+    spec: RopeSpec, seq_len: int | None = None
+) -> tuple[np.ndarray, float]:
+    r"""Proportional RoPE (Gemma 4's global layers): a fraction of the planes rotate, with
+    exponents spread over the *whole* head, the rest do not rotate.
+
+    With head size *D*, rotated fraction *p* and :math:`r = \lfloor pD/2 \rfloor` rotating
+    planes:
+
+    .. math::
+        \theta'_i = \begin{cases} \beta^{-2i/D} / s & i < r\\ 0 & r \le i < D/2 \end{cases}
+
+    Unlike partial rotary embedding, the exponent divides by the head size *D*, not by the
+    rotated size, and the result always has *D*/2 entries (frequency 0 leaves a plane
+    unrotated). *s* is ``factor`` (default 1); the attention factor is 1 and ``seq_len`` is
+    unused. Source: transformers' ``_compute_proportional_rope_parameters`` (Gemma 4).
+    Explained in chapter 8 of the book.
+    """
+    head = spec.head_dim
+    rotating = int(spec.partial_rotary_factor * head // 2)
+    theta = np.zeros(head // 2)
+    theta[:rotating] = check_base(spec.rope_theta, "rope_theta") ** (
+        -np.arange(0, 2 * rotating, 2, dtype=np.float64) / head
+    )
+    factor = 1.0 if spec.factor is None else spec.factor
+    return theta / factor, 1.0
 
 
 def _read_yarn(params: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -891,6 +995,12 @@ ROPE_TYPES: dict[str, RopeType] = {
             factor="required",
             original_length=True,
             required=("low_freq_factor", "high_freq_factor"),
+        ),
+        RopeType(
+            name="proportional",
+            title="proportional RoPE",
+            frequencies=proportional_frequencies,
+            factor="optional",
         ),
     )
 }
