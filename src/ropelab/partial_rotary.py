@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_base, check_dim, check_positive
+from ._checks import check_base, check_dim, check_finite_array, check_positive
 from .core import apply_rope
 
 __all__ = [
@@ -59,10 +59,10 @@ CONVENTIONS = ("rotary_dim", "proportional")
 
 
 def _check_fraction(fraction: Any, name: str = "partial_rotary_factor") -> float:
-    value = check_positive(fraction, name, minimum=0.0, inclusive=True)
-    if value > 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value:g}")
-    return value
+    value = check_finite_array(fraction, name)
+    if value.ndim != 0 or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {fraction!r}")
+    return float(value)
 
 
 def _check_convention(convention: Any) -> str:
