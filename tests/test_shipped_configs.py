@@ -134,6 +134,12 @@ def test_frequencies_equal_the_models_rotary_embedding(name, layer_type):
         factor = getattr(rotary, f"{layer_type}_attention_scaling")
     entry = normalize_config(released(name)).layer(layer_type)
     ours, attention = frequencies_from_config(entry.config)
+    # frequencies_from_config also takes the released file itself
+    as_released = frequencies_from_config(
+        released(name), layer_type=None if layer_type == "all" else layer_type
+    )
+    np.testing.assert_array_equal(as_released[0], ours)
+    assert as_released[1] == attention
     np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=RTOL, atol=0)
     assert attention == pytest.approx(float(factor), rel=1e-12)
 
