@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ropelab.lab.stats import fit_power_law, length_spread, spread, t_quantile
+from ropelab.lab.stats import exponent_fit, fit_power_law, length_spread, spread, t_quantile
 
 # Two-sided 95 % critical values of Student's t (NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042}
@@ -97,3 +97,44 @@ def test_length_spread_over_replicates_with_censoring():
     assert s.values == (2033, 1700) and censored == 1
     with pytest.raises(ValueError, match="name must be one of"):
         length_spread(results, "ft-42")
+
+
+def test_exponent_fit_uses_the_larger_bases_and_every_uncensored_seed():
+    def record(name, base, replicate, length, kind="finetune", keep=None, tune=128):
+        measured = {"supported_length": length, "at_least": None if length else 2033}
+        return {"name": name, "base": base, "replicate": replicate, "kind": kind,
+                "keep_planes": keep, "tune_len": tune, "measured": measured}  # fmt: skip
+
+    law = {1e4: 180.0, 1e5: 420.0, 1e6: 840.0, 1e7: 1700.0}
+    models = [
+        record("pretrain", 1e4, 0, law[1e4], kind="pretrain"),
+        record("ft-1e4", 1e4, 0, 999),  # the control: not a larger base
+        record("ft-1e5", 1e5, 0, law[1e5]),
+        record("ft-1e6", 1e6, 0, law[1e6]),
+        record("ft-1e7", 1e7, 0, law[1e7]),
+        record("ft-16", 16.0, 0, 300),
+        record("ft-1e6-T256", 1e6, 0, 5000, tune=256),
+        record("ablate-1e4", 1e4, 0, 3000, keep=6),
+        {
+            "name": "nope",
+            "base": None,
+            "replicate": 0,
+            "kind": "baseline",
+            "keep_planes": None,
+            "tune_len": 128,
+            "measured": {"supported_length": 150, "at_least": None},
+        },
+    ]
+    replicates = [
+        record("ft-1e6", 1e6, 1, law[1e6] * 1.1),
+        record("ft-1e7", 1e7, 1, None),  # censored: left out
+    ]
+    results = {"meta": {"plan": {"model": {"base": 1e4}, "train_len": 128}},
+               "models": models, "replicates": replicates}  # fmt: skip
+    fit = exponent_fit(results)
+    bases = [1e4, 1e5, 1e6, 1e6, 1e7]
+    lengths = [law[1e4], law[1e5], law[1e6], law[1e6] * 1.1, law[1e7]]
+    assert fit.n == 5
+    assert fit.exponent == pytest.approx(np.polyfit(np.log(bases), np.log(lengths), 1)[0])
+    results["models"] = models[:2]
+    assert exponent_fit(results) is None

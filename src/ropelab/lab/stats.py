@@ -29,6 +29,7 @@ from .results import replicate_records, supported_or_censored
 __all__ = [
     "PowerFit",
     "Spread",
+    "exponent_fit",
     "fit_power_law",
     "length_spread",
     "spread",
@@ -184,3 +185,31 @@ def fit_power_law(bases: Any, lengths: Any, level: float = 0.95) -> PowerFit:
     se = math.sqrt(float((residual**2).sum()) / dof / sxx)
     half = t_quantile((1 + level) / 2, dof) * se
     return PowerFit(slope, math.exp(intercept), se, slope - half, slope + half, level, x.size)
+
+
+def exponent_fit(results: dict[str, Any]) -> PowerFit | None:
+    """:func:`fit_power_law` of the supported length against the base, through the pre-trained
+    model and the fine-tunes with larger bases at the training length with all planes: every
+    seed, censored ones left out (their length is only a lower bound). ``None`` with fewer than
+    two such bases or three points. This is the exponent Theorem 2 puts at
+    :math:`d_\text{extra}/d`."""
+    plan = results["meta"]["plan"]
+    pre_base, train_len = plan["model"]["base"], plan["train_len"]
+    names = [
+        r["name"]
+        for r in results["models"]
+        if r["kind"] != "baseline"
+        and r["keep_planes"] is None
+        and r["tune_len"] == train_len
+        and (r["kind"] == "pretrain" or r["base"] > pre_base)
+    ]
+    bases, lengths = [], []
+    for name in names:
+        for record in replicate_records(results, name):
+            length, censored = supported_or_censored(record)
+            if not censored:
+                bases.append(record["base"])
+                lengths.append(length)
+    if len(set(bases)) < 2 or len(bases) < 3:
+        return None
+    return fit_power_law(bases, lengths)

@@ -37,7 +37,7 @@ from ..lab.results import (
     supported_or_censored,
     testtime_records,
 )
-from ..lab.stats import fit_power_law, length_spread
+from ..lab.stats import exponent_fit, length_spread
 from .style import ACCENT, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
@@ -208,7 +208,8 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     :math:`T_\text{train}`, a square a longer :math:`T_\text{tune}`, a diamond the ablation. An
     arrow marks a censored model (at least that length). A grey dashed level is the baseline
     without positions. With ``fit``, the least-squares power law through the pre-trained model
-    and the larger bases (all seeds) is drawn, with its exponent.
+    and the larger bases (all seeds, :func:`ropelab.lab.stats.exponent_fit`) is drawn, with its
+    exponent.
     """
     plan = _plan(results)
     train_len, eval_len = plan["train_len"], plan["eval_len"]
@@ -279,32 +280,6 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     ax.legend(fontsize=6.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     return fig
-
-
-def exponent_fit(results: dict[str, Any]) -> Any:
-    """:func:`ropelab.lab.stats.fit_power_law` through the pre-trained model and the fine-tunes
-    with larger bases at the training length with all planes (every seed, censored ones
-    excluded); ``None`` with fewer than two such bases."""
-    plan = _plan(results)
-    pre_base, train_len = plan["model"]["base"], plan["train_len"]
-    names = [
-        r["name"]
-        for r in results["models"]
-        if r["kind"] != "baseline"
-        and r["keep_planes"] is None
-        and r["tune_len"] == train_len
-        and (r["kind"] == "pretrain" or r["base"] > pre_base)
-    ]
-    bases, lengths = [], []
-    for name in names:
-        for record in replicate_records(results, name):
-            length, censored = supported_or_censored(record)
-            if not censored:
-                bases.append(record["base"])
-                lengths.append(length)
-    if len(set(bases)) < 2 or len(bases) < 3:
-        return None
-    return fit_power_law(bases, lengths)
 
 
 def _spread_labels(results: dict[str, Any], gap: float = 1.14) -> dict[str, float]:
