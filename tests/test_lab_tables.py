@@ -81,5 +81,19 @@ def test_format_testtime_grid(results):
         for model, value in zip(models, cells, strict=True):
             found = [r for r in testtime_records(results, model) if r["label"] == label]
             assert value == (cell(found[0]) if found[0]["applicable"] else "n/a")
+    past = format_testtime_grid(results, models, column="past").splitlines()
+    assert len(past) == len(lines)
+    for line in past[2:]:
+        label = line[:24].strip()
+        for model, value in zip(models, line[24:].split(), strict=True):
+            found = next(r for r in testtime_records(results, model) if r["label"] == label)
+            if found["applicable"]:
+                assert float(value) == pytest.approx(
+                    found["measured"]["mean_loss_past_train"], abs=5e-4
+                )
+    loss = model_record(results, "ft-1e6")["loss_curve"]["loss"]
+    assert float(past[1].split()[-2]) == pytest.approx(np.mean(loss[8:]), abs=5e-4)
     with pytest.raises(ValueError, match="at least one"):
         format_testtime_grid(results, [])
+    with pytest.raises(ValueError, match="column"):
+        format_testtime_grid(results, models, column="mean")

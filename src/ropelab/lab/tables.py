@@ -4,7 +4,8 @@
   standard deviation, next to the prediction;
 * :func:`format_testtime` -- one model with each test-time method: the length the method takes
   as the original, the supported length, the loss inside the training window and past it;
-* :func:`format_testtime_grid` -- the supported lengths of several models and every method.
+* :func:`format_testtime_grid` -- one number (supported length, or mean loss past the training
+  length or at the end) for several models and every method.
 
 Censored lengths print as ``>=N``; a method that does not apply prints ``n/a``. Needs neither
 torch nor matplotlib.
@@ -99,20 +100,51 @@ def format_testtime(results: dict[str, Any], model: str, replicate: int = 0) -> 
     return "\n".join(lines)
 
 
-def format_testtime_grid(results: dict[str, Any], models: Sequence[str], replicate: int = 0) -> str:
-    """Supported length of each model (columns) with each method (rows), the plain model
-    first; ``n/a`` where a method does not apply."""
+def _plain_value(record: dict[str, Any], column: str) -> str:
+    m = record["measured"]
+    if column == "supported":
+        return length_cell(m)
+    if column == "end":
+        return f"{m['loss_at_eval_len']:.3f}"
+    curve = record["loss_curve"]["loss"]
+    start = record["train_len"] // record["loss_curve"]["bin_width"]
+    return f"{sum(curve[start:]) / len(curve[start:]):.3f}"
+
+
+def _method_value(record: dict[str, Any], column: str) -> str:
+    if not record["applicable"]:
+        return "n/a"
+    if column == "supported":
+        return length_cell(record["measured"])
+    key = "loss_at_eval_len" if column == "end" else "mean_loss_past_train"
+    return f"{record['measured'][key]:.3f}"
+
+
+def format_testtime_grid(
+    results: dict[str, Any],
+    models: Sequence[str],
+    column: str = "supported",
+    replicate: int = 0,
+) -> str:
+    """One number per model (columns) and method (rows), the plain model first; ``n/a`` where
+    a method does not apply.
+
+    ``column``: ``"supported"`` (the supported length), ``"past"`` (the mean loss over every
+    position past :math:`T_\text{train}`) or ``"end"`` (the mean loss over the last positions).
+    """
     if not models:
         raise ValueError("models must name at least one model")
+    if column not in ("supported", "past", "end"):
+        raise ValueError(f"column must be 'supported', 'past' or 'end', got {column!r}")
     head = f"{'method':<24}" + "".join(f"{m:>11}" for m in models)
     lines = [head]
-    plain = [length_cell(model_record(results, m)["measured"]) for m in models]
+    plain = [_plain_value(model_record(results, m), column) for m in models]
     lines.append(f"{'none (plain model)':<24}" + "".join(f"{c:>11}" for c in plain))
     for method, label in METHODS.items():
         cells = []
         for m in models:
             found = [r for r in testtime_records(results, m, replicate) if r["method"] == method]
-            cells.append(length_cell(found[0]["measured"]) if found else "-")
+            cells.append(_method_value(found[0], column) if found else "-")
         if any(c != "-" for c in cells):
             lines.append(f"{label:<24}" + "".join(f"{c:>11}" for c in cells))
     return "\n".join(lines)
