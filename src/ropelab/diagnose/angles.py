@@ -81,10 +81,16 @@ class Precision:
 
 @dataclass
 class AngleReport:
-    """The causes found, and whether they explain every probe."""
+    """The causes found, and whether they explain every probe.
+
+    ``law`` and ``start`` describe the rotation the causes found so far predict: plane *i*
+    at position *m* turns by ``start[i] + m * law[i]`` (``None``: the declared θ_i).
+    """
 
     causes: list = field(default_factory=list)
     explained: bool = True
+    law: np.ndarray | None = None
+    start: np.ndarray | None = None
 
 
 def analyse_angles(
@@ -104,8 +110,8 @@ def analyse_angles(
 
     if finite.all() and amp_dev.max() <= EXACT:
         found = _position_map(positions, phi, theta)
-        if found is not None:
-            return AngleReport([found])
+        if found:
+            return AngleReport(found)
 
     index = {int(p): k for k, p in enumerate(positions)}
     if not all(finite[index[p]] for p in (0, 1, 2, 3) if p in index) or not {0, 1} <= set(index):
@@ -137,7 +143,7 @@ def analyse_angles(
     if np.abs(residual).max(initial=0.0) <= POSITION_TOL and amp_dev[finite].max() <= EXACT:
         return AngleReport(causes, explained=finite.all())
     return _precision_or_unexplained(
-        positions, phi, amp_dev, law, causes, step if linear <= 1e-12 else None
+        positions, phi, amp_dev, law, causes, step if linear <= 1e-12 else None, start
     )
 
 
@@ -159,15 +165,19 @@ def _exact_other_law(step: np.ndarray, theta: np.ndarray, linear: float) -> bool
 
 
 def _offset(start: np.ndarray, law: np.ndarray) -> float | None:
-    """The shift c with start_i = c * law_i (mod 2π), read from the slowest plane."""
-    slow = int(np.argmin(np.abs(law)))
-    if law[slow] == 0:
+    """The shift c with start_i = c * law_i (mod 2π), assuming |c * law_i| < π on the
+    slowest plane: read there, then refined plane by plane towards the fastest one."""
+    order = np.argsort(np.abs(law))
+    if law[order[0]] == 0:
         return None
-    shift = float(start[slow] / law[slow])
+    shift = float(start[order[0]] / law[order[0]])
+    for i in order[1:]:
+        turns = np.round((shift * law[i] - start[i]) / (2 * np.pi))
+        shift = float((start[i] + 2 * np.pi * turns) / law[i])
     if np.abs(wrap(shift * law - start)).max() > 1e-6:
         return None
     nearest = round(shift)
-    return float(nearest) if abs(shift - nearest) < 1e-6 else shift
+    return float(nearest) if abs(shift - nearest) < 1e-4 else shift
 
 
 def effective_position(
@@ -194,22 +204,33 @@ def effective_position(
     return int(candidates[best]) if residual[best] <= tol else None
 
 
-def _position_map(positions: np.ndarray, phi: np.ndarray, theta: np.ndarray):
+def _position_map(positions: np.ndarray, phi: np.ndarray, theta: np.ndarray) -> list:
+    """Causes read off the effective positions, when every probe has one (else [])."""
     used = [effective_position(row, theta) for row in phi]
     if any(p is None for p in used):
-        return None
+        return []
     used = np.array(used, dtype=np.int64)
     if np.array_equal(used, positions):
-        return None
-    if np.array_equal(used, -positions):
-        return Direction()
+        return []
+    plain = _simple_map(positions, used)
+    if plain is None:
+        flipped = _simple_map(positions, -used)  # rotating by -pθ: a direction bug as well
+        if flipped is not None:
+            return [Direction(), *flipped]
+    return plain if plain is not None else [PositionMap(positions.copy(), used)]
+
+
+def _simple_map(positions: np.ndarray, used: np.ndarray) -> list | None:
+    """The identity, a constant shift or a rounding of the positions, if ``used`` is one."""
+    if np.array_equal(used, positions):
+        return []
     shifts = used - positions
     if np.all(shifts == shifts[0]):
-        return Offset(float(shifts[0]))
+        return [Offset(float(shifts[0]))]
     for dtype in ("float16", "bfloat16"):
         if np.array_equal(used, round_to_dtype(positions, dtype)):
-            return Precision(dtype, DTYPES[dtype], "positions")
-    return PositionMap(positions.copy(), used)
+            return [Precision(dtype, DTYPES[dtype], "positions")]
+    return None
 
 
 def _precision_or_unexplained(
@@ -219,17 +240,20 @@ def _precision_or_unexplained(
     law: np.ndarray,
     causes: list,
     step: np.ndarray | None,
+    start: np.ndarray | None = None,
 ) -> AngleReport:
     """Precision when every error is rounding-sized; ``step`` is the measured θ_i when the
-    angles are exactly linear in the position (then only θ_i itself can be rounded)."""
+    angles are exactly linear in the position (then only θ_i itself can be rounded);
+    ``start`` the angles at position 0 that an offset explains."""
     finite = np.all(np.isfinite(phi), axis=1)
     m = positions.astype(np.float64)
-    error = np.abs(wrap(phi[finite] - m[finite, None] * law))
-    scale = np.maximum(1.0, np.abs(m[finite, None] * law))
+    start = np.zeros_like(law) if start is None else start
+    error = np.abs(wrap(phi[finite] - start - m[finite, None] * law))
+    scale = np.maximum(1.0, np.abs(start + m[finite, None] * law))
     unit = max(float((error / scale).max(initial=0.0)), float(amp_dev[finite].max(initial=0.0)))
     at_zero = positions[finite] == 0
     zero_error = float(error[at_zero].max(initial=0.0)) if at_zero.any() else 0.0
-    if unit > ROUNDING or zero_error > EXACT:
+    if unit > ROUNDING or (zero_error > EXACT and not np.any(start)):
         return AngleReport(causes, explained=False)
     overflow = None
     if not finite.all():
@@ -238,7 +262,7 @@ def _precision_or_unexplained(
             return AngleReport(causes, explained=False)
     dtype = "float16" if overflow is not None and overflow > FLOAT16_MAX else guess_dtype(unit)
     causes.append(Precision(dtype, unit, _where(positions, error, finite, step, law), overflow))
-    return AngleReport(causes)
+    return AngleReport(causes, law=law, start=start)
 
 
 def guess_dtype(unit: float) -> str:

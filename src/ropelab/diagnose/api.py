@@ -339,7 +339,7 @@ class _Run:
                 dev[k] = amp_dev[lookup[int(p)]]
         present = np.array([int(p) in self.matrices for p in all_positions])
         report = analyse_angles(all_positions[present], phi[present], dev[present], self.theta)
-        errors = self._matrix_errors(all_positions[present])
+        errors = self._matrix_errors(all_positions[present], planes, report)
         for cause in report.causes:
             findings.append(
                 self._angle_finding(cause, ctx, phi, all_positions, errors, all_positions[present])
@@ -348,11 +348,17 @@ class _Run:
             findings.append(self._property_finding(ctx, ""))
         return findings
 
-    def _matrix_errors(self, positions: np.ndarray) -> np.ndarray:
+    def _matrix_errors(self, positions: np.ndarray, planes: str, report) -> np.ndarray:
+        """max |M(m) - R(m)| at each position, R the rotation that the causes found other than
+        precision predict (the exact one when there are none), to measure the rounding."""
         errors = np.empty(len(positions))
         for k, position in enumerate(positions):
             matrix = self.matrices[int(position)]
-            exact = rotation_matrix(int(position), self.dim, self.base, self.layout)
+            if report.law is None:
+                exact = rotation_matrix(int(position), self.dim, self.base, self.layout)
+            else:
+                angles = wrap(report.start + position * report.law)
+                exact = rotation_matrix(1.0, self.dim, layout=planes, inv_freq=angles)
             errors[k] = np.abs(matrix - exact).max() if np.all(np.isfinite(matrix)) else np.inf
         return errors
 
@@ -369,10 +375,16 @@ class _Run:
         raise TypeError(f"unknown cause {cause!r}")  # pragma: no cover
 
     def _property_finding(self, ctx, note: str) -> Finding:
+        """A failed property, when no cause explains what the probes show."""
         norm = ctx.norms.defect if ctx.norms is not None else 0.0
+        score = ctx.spread.defect if ctx.spread is not None else 0.0
         if norm > TOLERANCE:
             return explain.not_orthogonal(ctx, note)
-        return explain.not_relative(ctx, note)
+        if score > TOLERANCE or 1 not in self.matrices:
+            return explain.not_relative(ctx, note)
+        row = self.matrices[1][0]
+        inputs = [int(c) for c in np.flatnonzero(np.abs(row) > 1e-12)]
+        return explain.reordered(ctx, inputs)
 
 
 def _amplitude_note(structure: Structure) -> str:

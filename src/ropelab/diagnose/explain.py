@@ -156,6 +156,11 @@ def positions_cause(cause: Offset | PositionMap, ctx: Context) -> Finding:
     elif wrong.any() and np.array_equal(used, probed % (probed[wrong][0] - used[wrong][0])):
         period = int(probed[wrong][0] - used[wrong][0])
         what = f"fn rotates position m as m mod {period}: the cache index wraps around."
+    elif (probed > 0).any() and np.array_equal(
+        used, probed * (used[probed > 0][0] // probed[probed > 0][0])
+    ):
+        factor = int(used[probed > 0][0] // probed[probed > 0][0])
+        what = f"fn rotates position m as {factor}·m: the positions are scaled."
     else:
         what = "fn rotates some positions as other positions."
     pairs = ", ".join(f"{p} as {u}" for p, u in zip(probed[wrong], used[wrong], strict=True))
@@ -192,6 +197,20 @@ def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> 
         f"{ctx.max_error:.2f}: weights trained with one pairing and run with the other lose "
         "their position patterns (chapter 3).",
         fix,
+    )
+
+
+def reordered(ctx: Context, inputs: list[int]) -> Finding:
+    """Norms and relative scores hold, yet fn is not the declared rotation: the coordinates
+    are in another order than the layout's."""
+    expected = int(layout_pairs(ctx.dim, ctx.layout)[1][0])
+    return finding(
+        "pairing",
+        f"fn keeps norms and relative scores but is not the rotation of the declared "
+        f"{LAYOUT_WORDS[ctx.layout]}: it moves coordinates to other places.",
+        f"output coordinate 0 is made of input coordinates {inputs} (expected [0, "
+        f"{expected}]); {_keeps_properties(ctx)}; max error {ctx.max_error:.2f}.",
+        f"rotate each pair in place, without reordering x or the output: {ROTATE_FIX[ctx.layout]}.",
     )
 
 
@@ -288,12 +307,17 @@ def describe_law(measured: np.ndarray, dim: int, base: float) -> str:
 
 
 def precision(cause: Precision, positions: np.ndarray, errors: np.ndarray) -> Finding:
-    where = {
-        "angles": "the angles m·θ_i are computed",
-        "theta": "the frequencies θ_i are stored",
-        "positions": "the positions are rounded",
-        "tables": "cos and sin (or the output) are rounded",
+    subject = {
+        "angles": "the angles m·θ_i are computed in low precision",
+        "theta": "the frequencies θ_i are rounded to a low precision",
+        "positions": "the positions are rounded to a low precision",
+        "tables": "cos and sin (or the output) are rounded to a low precision",
     }[cause.where]
+    behaviour = (
+        "exact at position 0, off by about the same amount at every other position"
+        if cause.where == "tables"
+        else "exact at position 0, wrong at large positions"
+    )
     order = np.argsort(positions)
     positions, errors = positions[order], errors[order]
     finite = np.isfinite(errors)
@@ -322,8 +346,7 @@ def precision(cause: Precision, positions: np.ndarray, errors: np.ndarray) -> Fi
     )
     return finding(
         "precision",
-        f"{where} in low precision, likely {cause.dtype}: exact at position 0, wrong at large "
-        "positions.",
+        f"{subject}, likely {cause.dtype}: {behaviour}.",
         evidence,
         "compute θ_i and the angles positions·θ_i in float64 (at least float32), take cos and "
         "sin there, and cast only cos and sin to the model's dtype.",

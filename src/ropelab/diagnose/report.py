@@ -99,7 +99,7 @@ class Diagnosis:
                 f"fn is the exact rotation: max relative error {self.max_error:.1e} at "
                 f"positions 0 to {self.positions} ({self.calls} calls)."
             )
-            return textwrap.fill(head + "OK. " + body, WIDTH)
+            return textwrap.fill(head + "OK.", WIDTH) + "\n" + textwrap.fill(body, WIDTH)
         count = len(self.findings)
         lines = [textwrap.fill(head + f"{count} problem{'s' * (count > 1)}.", WIDTH)]
         lines += [str(f) for f in self.findings]

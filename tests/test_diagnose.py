@@ -1,0 +1,521 @@
+"""ropelab.diagnose_rope against a zoo of implementations written without ropelab.
+
+Every correct implementation (numpy pairwise, numpy and torch rotate_half, numpy and torch
+complex form, a dense block-diagonal matrix) must be OK with no finding; every broken one must
+get exactly the code of its bug, and its message must quote numbers computed here
+independently (θ_i from the formula, errors against the complex form, offsets and bases that
+were planted).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+import rope_zoo as zoo
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ropelab
+from ropelab.diagnose import CODES, Diagnosis, Finding, diagnose_rope
+from ropelab.diagnose.angles import effective_position, guess_dtype
+from ropelab.diagnose.explain import describe_law
+from ropelab.diagnose.properties import score_spread
+from ropelab.diagnose.structure import coupling_pairs, read_structure
+
+CASES = zoo.CORRECT + zoo.BROKEN
+LADDER = [2**k - 1 for k in range(4, 21)] + [2**20]  # the documented large probe positions
+
+
+def theta(dim: int, base: float) -> np.ndarray:
+    return np.array([base ** (-2.0 * i / dim) for i in range(dim // 2)])
+
+
+def exact_rows(x: np.ndarray, positions: np.ndarray, layout: str, base: float = 1e4):
+    """The exact rotation, through the zoo's complex form (interleaved) and a permutation."""
+    if layout == "interleaved":
+        return zoo.numpy_complex(x, positions, base)
+    d = x.shape[-1]
+    order = np.stack([np.arange(d // 2), np.arange(d // 2, d)], axis=-1).reshape(-1)
+    out = np.empty_like(x)
+    out[:, order] = zoo.numpy_complex(x[:, order], positions, base)
+    return out
+
+
+@pytest.fixture(scope="module")
+def diagnoses() -> dict[tuple[str, str], Diagnosis]:
+    return {(c.name, c.layout): diagnose_rope(c.fn, layout=c.layout) for c in CASES}
+
+
+def report(diagnoses, fn, layout) -> Diagnosis:
+    return diagnoses[(fn.__name__, layout)]
+
+
+# ------------------------------------------------------------------------- the zoo
+
+
+def test_the_zoo_covers_every_code_in_numpy_and_torch():
+    for code in CODES:
+        libraries = {c.library for c in zoo.BROKEN if c.code == code}
+        assert libraries == {"numpy", "torch"}, code
+    assert {c.layout for c in zoo.CORRECT} == {"half", "interleaved"}
+
+
+def test_the_exact_reference_of_these_tests_is_the_rotation():
+    # the tests' own reference against ropelab's dense matrices, at a large position
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 8))
+    positions = np.array([0, 7, 2**20])
+    for layout in ("half", "interleaved"):
+        dense = np.einsum(
+            "sij,sj->si", ropelab.rotation_matrix(positions, 8, 1e4, layout=layout), x
+        )
+        assert np.abs(exact_rows(x, positions, layout) - dense).max() < 1e-9
+
+
+@pytest.mark.parametrize("case", zoo.CORRECT, ids=lambda c: f"{c.name}-{c.layout}")
+def test_correct_implementations_are_ok(case, diagnoses):
+    diagnosis = report(diagnoses, case.fn, case.layout)
+    assert diagnosis.ok, str(diagnosis)
+    assert diagnosis.findings == []
+    assert diagnosis.max_error <= 1e-9
+    assert str(diagnosis).splitlines()[0].endswith("): OK.")
+
+
+@pytest.mark.parametrize("case", zoo.BROKEN, ids=lambda c: f"{c.name}-{c.layout}")
+def test_broken_implementations_get_exactly_their_code(case, diagnoses):
+    diagnosis = report(diagnoses, case.fn, case.layout)
+    assert diagnosis.codes == [case.code], str(diagnosis)
+    assert not diagnosis.ok
+    message = diagnosis.findings[0].message
+    assert "\nEvidence: " in message and "\nFix: " in message
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.name}-{c.layout}")
+def test_reports_fit_the_page_and_calls_are_few(case, diagnoses):
+    diagnosis = report(diagnoses, case.fn, case.layout)
+    text = str(diagnosis)
+    assert max(len(line) for line in text.splitlines()) <= 79
+    assert 1 <= diagnosis.calls <= 40
+
+
+# ------------------------------------------------------------------------- the evidence
+
+
+def test_table_mismatch_quotes_the_two_angles_of_pair_0_1(diagnoses):
+    message = report(diagnoses, zoo.torch_seed003, "half").findings[0].message
+    t = theta(64, 1e4)
+    assert f"coordinate 0 turns by {t[0]:.4f}" in message
+    assert f"coordinate 1 by {t[1]:.4f}" in message  # 0.7499: the half table's θ_1
+    assert "laid out for the half-split layout" in message
+    assert "rotate as the half layout" in message  # the declared table is right
+    other = report(diagnoses, zoo.numpy_repeat_table_rotate_half, "half").findings[0].message
+    assert f"coordinate 32 by {t[16]:.4f}" in other  # repeat(θ): coordinate 32 carries θ_16
+    assert "build the table for the half layout" in other
+
+
+def test_table_mismatch_breaks_both_properties_by_measured_amounts(diagnoses):
+    message = report(diagnoses, zoo.torch_seed003, "half").findings[0].message
+    low, high = map(float, re.search(r"from ([\d.]+) to ([\d.]+)", message).groups())
+    assert low < 0.5 and high == pytest.approx(math.sqrt(2), abs=1e-4)
+
+
+def test_pairing_names_both_layouts(diagnoses):
+    message = report(diagnoses, zoo.numpy_pairwise, "half").findings[0].message
+    assert "coordinate 0 is paired with 1 (expected 32)" in message
+    assert "interleaved_to_half" in message
+    message = report(diagnoses, zoo.torch_rotate_half, "interleaved").findings[0].message
+    assert "coordinate 0 is paired with 32 (expected 1)" in message
+
+
+def test_direction_quotes_the_negative_angle(diagnoses):
+    for fn, layout in [
+        (zoo.numpy_rotate_half_wrong_sign, "half"),
+        (zoo.torch_complex_conjugate, "interleaved"),
+    ]:
+        message = report(diagnoses, fn, layout).findings[0].message
+        assert "plane 0 turned by -1.0000 rad (expected +1.0000)" in message
+
+
+@pytest.mark.parametrize(
+    ("fn", "layout", "formula", "words"),
+    [
+        (zoo.numpy_exponent_i_over_d, "interleaved", lambda i: 1e4 ** (-i / 64), "base^(-i/d)"),
+        (zoo.torch_missing_minus, "half", lambda i: 1e4 ** (2 * i / 64), "minus sign"),
+        (zoo.numpy_linspace_exponents, "half", lambda i: 1e4 ** (-i / 31), "d-2"),
+        (zoo.torch_wrong_base, "half", lambda i: 5e5 ** (-2 * i / 64), "b = 500000"),
+    ],
+)
+def test_frequencies_quote_the_measured_theta(diagnoses, fn, layout, formula, words):
+    message = report(diagnoses, fn, layout).findings[0].message
+    assert words in message
+    for i in (1, 16, 31):
+        measured = math.remainder(formula(i), 2 * math.pi)  # integer positions: mod 2π
+        assert f"θ_{i} = {measured:.6f} ({theta(64, 1e4)[i]:.6f})" in message
+
+
+def test_positions_quote_the_offset_and_the_clamp(diagnoses):
+    message = report(diagnoses, zoo.torch_one_based, "half").findings[0].message
+    assert "every position m as m + 1" in message
+    message = report(diagnoses, zoo.numpy_clamped_cache, "half").findings[0].message
+    assert "every position past 4095 as 4095" in message
+    message = report(diagnoses, zoo.numpy_row_index_positions, "half").findings[0].message
+    assert "positions [0, 1, 2, 3, 4, 5]" in message
+
+
+@pytest.mark.parametrize(
+    ("fn", "layout", "dtype"),
+    [
+        (zoo.torch_bf16_angles, "half", "bfloat16"),
+        (zoo.numpy_fp16_angles, "interleaved", "float16"),
+        (zoo.torch_fp32_angles, "half", "float32"),
+    ],
+)
+def test_precision_names_the_dtype_and_the_first_position_above_1e_3(diagnoses, fn, layout, dtype):
+    message = report(diagnoses, fn, layout).findings[0].message
+    assert f"likely {dtype}" in message
+    # the first probed position whose error exceeds 1e-3, measured here on the unit vectors
+    eye = np.eye(64)
+    first = None
+    for position in [1, 2, 3, 5, 8, *LADDER]:
+        positions = np.full(64, position)
+        out = np.asarray(fn(eye.copy(), positions.copy()), dtype=np.float64)
+        error = np.abs(out - exact_rows(eye, positions, layout)).max()
+        if not np.isfinite(error) or error > 1e-3:
+            first = position
+            break
+    assert f"first above 1e-3 at position {first} " in message
+    if dtype == "float16":
+        assert "NaN or infinity from position 65535 on" in message
+
+
+def test_transformers_rotary_embedding_computes_its_angles_in_float32():
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import (
+        LlamaRotaryEmbedding,
+        apply_rotary_pos_emb,
+    )
+
+    config = LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        max_position_embeddings=4096,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+    )
+    rotary = LlamaRotaryEmbedding(config)
+
+    def hf(x, positions):
+        q = torch.from_numpy(x)[None, None]
+        cos, sin = rotary(q, torch.from_numpy(positions)[None])
+        return apply_rotary_pos_emb(q, q, cos, sin)[0][0, 0]
+
+    diagnosis = diagnose_rope(hf, layout="half")
+    assert diagnosis.codes == ["precision"]
+    assert "likely float32" in diagnosis.findings[0].message
+
+
+def test_exception_quotes_the_message_and_how_far_it_ran(diagnoses):
+    message = report(diagnoses, zoo.numpy_short_cache, "interleaved").findings[0].message
+    assert "IndexError: index 8191 is out of bounds" in message
+    assert "ran for positions up to 4095" in message
+    message = report(diagnoses, zoo.torch_numpy_positions, "half").findings[0].message
+    assert "AttributeError" in message and "'float'" in message
+
+
+def test_not_relative_shows_the_score_moving_with_the_positions(diagnoses):
+    message = report(diagnoses, zoo.numpy_dynamic_base, "half").findings[0].message
+    values = [float(v) for v in re.findall(r"score (-?[\d.]+) at positions", message)]
+    values += [float(v) for v in re.findall(r"and (-?[\d.]+) at \(", message)]
+    assert len(values) == 2 and abs(values[0] - values[1]) > 1e-3
+    assert "separate calls" in message
+
+
+def test_not_orthogonal_quotes_the_norm_change(diagnoses):
+    message = report(diagnoses, zoo.numpy_in_place, "half").findings[0].message
+    low, high = map(float, re.search(r"from ([\d.]+) to ([\d.]+)", message).groups())
+    # the in-place block [[c, -s], [cs, c - s²]] has singular values with product c²
+    assert low < 0.5 < 1.2 < high
+
+
+# ------------------------------------------------------------------------- one cause each
+
+
+def test_two_root_causes_give_two_findings():
+    diagnosis = diagnose_rope(lambda x, p: zoo.numpy_pairwise(x, p, base=500.0), layout="half")
+    assert diagnosis.codes == ["pairing", "frequencies"]
+    diagnosis = diagnose_rope(
+        lambda x, p: zoo.numpy_rotate_half_wrong_sign(x, p + 1), layout="half"
+    )
+    assert diagnosis.codes == ["direction", "positions"]
+
+
+def test_an_offset_with_float32_angles_is_two_causes():
+    diagnosis = diagnose_rope(lambda x, p: zoo.torch_fp32_angles(x, p + 3), layout="half")
+    assert diagnosis.codes == ["positions", "precision"]
+    assert "as m + 3:" in diagnosis.findings[0].message
+
+
+def test_a_fractional_offset_is_measured():
+    diagnosis = diagnose_rope(lambda x, p: zoo.numpy_rotate_half(x, p + 0.25), layout="half")
+    assert diagnosis.codes == ["positions"]
+    assert "as m + 0.25:" in diagnosis.findings[0].message
+
+
+def test_rows_rotated_by_their_place_in_the_batch():
+    diagnosis = diagnose_rope(
+        lambda x, p: zoo.numpy_rotate_half(x, p + np.arange(len(p))), layout="half"
+    )
+    assert diagnosis.codes == ["positions"]
+    assert "place in the batch" in diagnosis.findings[0].message
+
+
+def test_a_base_off_by_half_a_percent_is_frequencies_not_precision():
+    diagnosis = diagnose_rope(lambda x, p: zoo.numpy_rotate_half(x, p, base=10050.0))
+    assert diagnosis.codes == ["frequencies"]
+    assert "b = 10050 instead of 10000" in diagnosis.findings[0].message
+
+
+def test_frequencies_off_by_a_few_percent_without_a_law_are_frequencies():
+    noise = 1 + 0.03 * np.random.default_rng(5).uniform(-1, 1, 32)
+
+    def noisy(x, p):
+        angle = np.concatenate([p[:, None] * theta(64, 1e4) * noise] * 2, axis=-1)
+        rotated = np.concatenate([-x[:, 32:], x[:, :32]], axis=-1)
+        return x * np.cos(angle) + rotated * np.sin(angle)
+
+    diagnosis = diagnose_rope(noisy)
+    assert diagnosis.codes == ["frequencies"]
+    assert "none of the usual formulas" in diagnosis.findings[0].message
+
+
+def test_scaled_table_is_not_orthogonal_with_its_factor():
+    diagnosis = diagnose_rope(lambda x, p: 1.25 * zoo.numpy_rotate_half(x, p), layout="half")
+    assert diagnosis.codes == ["not_orthogonal"]
+    assert "length 1.2500 instead of 1" in diagnosis.findings[0].message
+
+
+def test_a_reordered_output_is_a_pairing_problem():
+    diagnosis = diagnose_rope(lambda x, p: zoo.numpy_rotate_half(x, p)[:, ::-1], layout="half")
+    assert diagnosis.codes == ["pairing"]
+    assert "[31, 63] (expected [0, 32])" in diagnosis.findings[0].message
+
+
+def test_float32_output_is_precision_of_the_tables():
+    diagnosis = diagnose_rope(
+        lambda x, p: zoo.numpy_rotate_half(x, p).astype(np.float32), layout="half"
+    )
+    assert diagnosis.codes == ["precision"]
+    assert "cos and sin (or the output)" in diagnosis.findings[0].message
+    assert "likely float32" in diagnosis.findings[0].message
+
+
+def test_positions_rounded_to_bfloat16_are_named():
+    def rounded(x, p):
+        return zoo.numpy_rotate_half(x, torch.from_numpy(p).to(torch.bfloat16).double().numpy())
+
+    diagnosis = diagnose_rope(rounded, layout="half")
+    assert diagnosis.codes == ["precision"]
+    assert "positions are rounded" in diagnosis.findings[0].message
+    assert "likely bfloat16" in diagnosis.findings[0].message
+
+
+def test_a_tensor_that_requires_grad_is_read():
+    diagnosis = diagnose_rope(
+        lambda x, p: torch.from_numpy(zoo.numpy_rotate_half(x, p)).requires_grad_(),
+        layout="half",
+    )
+    assert diagnosis.ok
+
+
+# ------------------------------------------------------------------------- hypothesis
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+dims = st.integers(2, 48).map(lambda h: 2 * h)
+bases = st.floats(50.0, 1e6)
+
+
+@SETTINGS
+@given(dim=dims, base=bases, which=st.sampled_from(zoo.CORRECT))
+def test_correct_implementations_are_ok_for_any_dim_and_base(dim, base, which):
+    diagnosis = diagnose_rope(
+        lambda x, p: which.fn(x, p, base=base), layout=which.layout, dim=dim, base=base
+    )
+    assert diagnosis.ok, str(diagnosis)
+
+
+@SETTINGS
+@given(dim=dims, shift=st.integers(-50, 50).filter(bool))
+def test_any_offset_is_read_exactly(dim, shift):
+    diagnosis = diagnose_rope(
+        lambda x, p: zoo.numpy_rotate_half(x, p + shift), layout="half", dim=dim
+    )
+    assert diagnosis.codes == ["positions"]
+    sign = "+" if shift > 0 else "-"
+    assert f"as m {sign} {abs(shift)}:" in diagnosis.findings[0].message
+
+
+@SETTINGS
+@given(dim=st.integers(4, 48).map(lambda h: 2 * h), ratio=st.floats(0.1, 10.0))
+def test_a_wrong_base_is_measured(dim, ratio):
+    if abs(math.log(ratio)) < 0.05:
+        ratio = 2.0
+    used = 1e4 * ratio
+    diagnosis = diagnose_rope(
+        lambda x, p: zoo.torch_rotate_half(x, p, base=used), layout="half", dim=dim
+    )
+    assert diagnosis.codes == ["frequencies"]
+    measured = float(re.search(r"with b = ([\d.e+]+) instead", diagnosis.findings[0].message)[1])
+    assert measured == pytest.approx(used, rel=1e-5)
+
+
+@SETTINGS
+@given(dim=st.integers(2, 48).map(lambda h: 2 * h), layout=st.sampled_from(["half", "interleaved"]))
+def test_the_other_layout_is_pairing_for_any_dim(dim, layout):
+    fn = zoo.numpy_pairwise if layout == "half" else zoo.numpy_rotate_half
+    diagnosis = diagnose_rope(fn, layout=layout, dim=dim)
+    assert diagnosis.codes == ["pairing"]
+
+
+# ------------------------------------------------------------------------- bad input and fn
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"dim": 63}, "dim"),
+        ({"dim": 0}, "dim"),
+        ({"dim": -4}, "dim"),
+        ({"dim": 2.5}, "dim"),
+        ({"base": 0.0}, "base"),
+        ({"base": -10.0}, "base"),
+        ({"base": float("nan")}, "base"),
+        ({"base": float("inf")}, "base"),
+        ({"layout": "pairs"}, "layout"),
+    ],
+)
+def test_bad_arguments_raise_value_error_naming_them(kwargs, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        diagnose_rope(zoo.numpy_rotate_half, **kwargs)
+
+
+@pytest.mark.parametrize("fn", [None, 3, "rope", np.eye(2)])
+def test_fn_must_be_callable(fn):
+    with pytest.raises(ValueError, match=r"^fn must be callable"):
+        diagnose_rope(fn)
+
+
+def test_an_exception_in_fn_is_a_finding_not_a_crash():
+    def broken(x, positions):
+        raise RuntimeError("the kernel is not compiled")
+
+    diagnosis = diagnose_rope(broken)
+    assert diagnosis.codes == ["exception"]
+    assert "RuntimeError: the kernel is not compiled" in diagnosis.findings[0].message
+    assert diagnosis.calls == 1
+
+
+def test_an_exception_at_large_positions_only():
+    def limited(x, positions):
+        if positions.max() > 70000:
+            raise OverflowError("position too large")
+        return zoo.numpy_rotate_half(x, positions)
+
+    diagnosis = diagnose_rope(limited)
+    assert diagnosis.codes == ["exception"]
+    assert "ran for positions up to 65535" in diagnosis.findings[0].message
+
+
+def test_nan_at_small_positions_is_a_shape_finding():
+    diagnosis = diagnose_rope(lambda x, p: x * np.nan)
+    assert diagnosis.codes == ["shape"]
+    assert "NaN or infinity" in diagnosis.findings[0].message
+
+
+def test_calls_are_counted_and_inputs_are_fresh_copies():
+    seen = []
+
+    def counting(x, positions):
+        seen.append((x.copy(), positions.copy()))
+        out = zoo.numpy_rotate_half(x, positions)
+        x[...] = 0.0  # scribbling on the input must not spoil later probes
+        positions[...] = 0
+        return out
+
+    diagnosis = diagnose_rope(counting)
+    assert diagnosis.ok
+    assert diagnosis.calls == len(seen) <= 40
+    assert all(x.dtype == np.float64 and p.dtype == np.int64 for x, p in seen)
+    assert all(x.ndim == 2 and x.shape[1] == 64 and p.shape == (len(x),) for x, p in seen)
+    assert max(int(p.max()) for _, p in seen) == 2**20
+
+
+# ------------------------------------------------------------------------- the pieces
+
+
+def test_finding_codes_are_a_fixed_vocabulary():
+    assert len(set(CODES)) == len(CODES) == 11
+    with pytest.raises(ValueError, match=r"^code must be one of"):
+        Finding("bug", "text")
+
+
+def test_effective_position_reads_integer_positions_only():
+    t = theta(64, 1e4)
+    for p in (0, 1, -3, 4095, 777_777, 2**20):
+        assert effective_position(np.remainder(p * t + np.pi, 2 * np.pi) - np.pi, t) == p
+    assert effective_position(0.5 * t, t) is None
+    assert effective_position(1.1 * t, t) is None
+
+
+def test_describe_law_names_each_known_mistake():
+    i = np.arange(32)
+    cases = {
+        "base^(-i/d)": 1e4 ** (-i / 64),
+        "minus sign": 1e4 ** (2 * i / 64),
+        "start at 2/d": 1e4 ** (-2 * (i + 1) / 64),
+        "d-2": 1e4 ** (-i / 31),
+        "b = 1e+06": 1e6 ** (-2 * i / 64),
+        "same 0.500000": np.full(32, 0.5),
+    }
+    for words, values in cases.items():
+        wrapped = np.remainder(values + np.pi, 2 * np.pi) - np.pi
+        assert words in describe_law(wrapped, 64, 1e4), words
+
+
+def test_guess_dtype_from_the_unit_roundoff():
+    assert guess_dtype(2.0**-8) == guess_dtype(2.0**-7) == "bfloat16"
+    assert guess_dtype(2.0**-11) == guess_dtype(2.0**-10) == "float16"
+    assert guess_dtype(2.0**-24) == guess_dtype(2.0**-23) == "float32"
+    assert guess_dtype(1e-15) == "float64"
+
+
+def test_coupling_pairs_reads_the_layout_from_a_matrix():
+    for layout in ("half", "interleaved"):
+        matrix = ropelab.rotation_matrix(3, 8, 1e4, layout=layout)
+        found, pairs = coupling_pairs(matrix[None])
+        assert found == layout
+        assert len(pairs) == 4
+    assert coupling_pairs(np.eye(8)[None])[0] == "diagonal"
+    assert coupling_pairs(np.ones((1, 8, 8)))[0] == "general"
+
+
+def test_read_structure_needs_equal_angles_on_both_coordinates_of_a_pair():
+    t = theta(8, 1e4)
+    matrices = ropelab.rotation_matrix(np.array([0.0, 1.0, 2.0]), 8, 1e4, layout="half")
+    assert read_structure(matrices).table == ("half",)
+    # coordinate 4 (second of plane 0) turns by θ_0 + 1e-3 per position: no table layout
+    skewed = matrices.copy()
+    for k, m in enumerate([0.0, 1.0, 2.0]):
+        angle = m * (t[0] + 1e-3)
+        skewed[k, 4, 4], skewed[k, 4, 0] = np.cos(angle), np.sin(angle)
+    structure = read_structure(skewed)
+    assert structure.pairing == "half"
+    assert structure.table == ()
+
+
+def test_score_spread_picks_the_worst_group():
+    spread = score_spread({(0, 1): 0.5, (1, 2): 0.5, (0, 2): 0.1, (3, 5): 0.4, (7, 7): 1.0})
+    assert spread.distance == 2
+    assert spread.defect == pytest.approx(0.3)
