@@ -16,6 +16,8 @@ Every formula, number and figure of the book comes from this package. Modules:
   :mod:`ropelab.configs` ships real configs.
 * :mod:`ropelab.checkpoints` -- ``permute_qk_weight`` / ``unpermute_qk_weight``: checkpoints
   between the interleaved and half-split layouts (chapter 8).
+* :mod:`ropelab.diagnose` -- ``diagnose_rope``: checks an implementation of RoPE and names
+  its bug (chapter 3A).
 
 Every submodule is reachable as an attribute without importing it by hand
 (``ropelab.proofs.PROOFS``, ``ropelab.plots.spectrum``): it is imported on first use (PEP 562
@@ -40,14 +42,18 @@ from .core import (
     wavelengths,
 )
 from .describe import describe_config
+from .diagnose import Diagnosis, Finding, diagnose_rope
 from .rope_config import ROPE_TYPES, frequencies_from_config
 
 __all__ = [
     "ROPE_TYPES",
+    "Diagnosis",
+    "Finding",
     "apply_rope",
     "apply_rope_complex",
     "decay",
     "describe_config",
+    "diagnose_rope",
     "frequencies_from_config",
     "half_to_interleaved",
     "interleaved_to_half",
