@@ -55,6 +55,7 @@ from ._checks import (
 )
 from .config_fields import normalize_config
 from .core import inv_freq, wavelengths
+from .partial_rotary import p_rope_frequencies
 
 __all__ = [
     "DEFAULT_ROPE_THETA",
@@ -869,8 +870,8 @@ def llama3_frequencies(spec: RopeSpec, seq_len: int | None = None) -> tuple[np.n
 def proportional_frequencies(
     spec: RopeSpec, seq_len: int | None = None
 ) -> tuple[np.ndarray, float]:
-    r"""Proportional RoPE (Gemma 4's global layers): a fraction of the planes rotate, with
-    exponents spread over the *whole* head, the rest do not rotate.
+    r"""Proportional RoPE, or p-RoPE (Gemma 4's global layers): a fraction of the planes rotate,
+    with exponents spread over the *whole* head, the rest do not rotate.
 
     With head size *D*, rotated fraction *p* and :math:`r = \lfloor pD/2 \rfloor` rotating
     planes:
@@ -880,18 +881,21 @@ def proportional_frequencies(
 
     Unlike partial rotary embedding, the exponent divides by the head size *D*, not by the
     rotated size, and the result always has *D*/2 entries (frequency 0 leaves a plane
-    unrotated). *s* is ``factor`` (default 1); the attention factor is 1 and ``seq_len`` is
-    unused. Source: transformers' ``_compute_proportional_rope_parameters`` (Gemma 4).
-    Explained in chapter 8 of the book.
+    unrotated): the lowest frequencies are removed, as in Barbero et al.'s p-RoPE (2024,
+    *Round and Round We Go*, ``apply_p_rope``). *s* is ``factor`` (default 1); the attention
+    factor is 1 and ``seq_len`` is unused. Computed by
+    :func:`ropelab.partial_rotary.p_rope_frequencies`. Source: transformers'
+    ``_compute_proportional_rope_parameters`` (Gemma 4). Explained in chapters 8 and 9 of the
+    book.
     """
-    head = spec.head_dim
-    rotating = int(spec.partial_rotary_factor * head // 2)
-    theta = np.zeros(head // 2)
-    theta[:rotating] = check_base(spec.rope_theta, "rope_theta") ** (
-        -np.arange(0, 2 * rotating, 2, dtype=np.float64) / head
-    )
     factor = 1.0 if spec.factor is None else spec.factor
-    return theta / factor, 1.0
+    theta = p_rope_frequencies(
+        spec.head_dim,
+        spec.partial_rotary_factor,
+        check_base(spec.rope_theta, "rope_theta"),
+        factor=factor,
+    )
+    return theta, 1.0
 
 
 def _read_yarn(params: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -998,7 +1002,7 @@ ROPE_TYPES: dict[str, RopeType] = {
         ),
         RopeType(
             name="proportional",
-            title="proportional RoPE",
+            title="proportional RoPE (p-RoPE)",
             frequencies=proportional_frequencies,
             factor="optional",
         ),
