@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
-from .style import ACCENT, KEY, NEUTRAL, QUERY, SEQUENTIAL, new_figure
+from .style import ACCENT, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
     "SERIES_COLOURS",
@@ -146,6 +146,7 @@ def plot_precision(
     errors: Mapping[str, Any],
     *,
     marks: Sequence[int] = (),
+    floor: float = 1e-4,
 ) -> Figure:
     """Largest cos error against position for several ways of forming the angles.
 
@@ -153,6 +154,7 @@ def plot_precision(
         positions: the positions (x axis, log scale; 0 is dropped).
         errors: label -> largest cos error at each position.
         marks: positions marked by vertical lines.
+        floor: bottom of the y axis.
     """
     positions = np.asarray(positions, dtype=np.float64)
     keep = positions > 0
@@ -162,8 +164,8 @@ def plot_precision(
         ax.loglog(positions[keep], values[keep], lw=1.0, color=colour, label=name)
     for mark in marks:
         ax.axvline(mark, color=NEUTRAL, ls=":", lw=0.8)
-        ax.text(mark * 1.05, 3e-8, f"{mark:,}", fontsize=7, color=NEUTRAL, rotation=90)
-    ax.set_ylim(1e-8, 4)
+        ax.text(mark * 1.05, floor * 2, f"{mark:,}", fontsize=7, color=NEUTRAL, rotation=90)
+    ax.set_ylim(floor, 4)
     ax.set_xlabel("position m")
     ax.set_ylabel("largest |cos error| over the planes")
     ax.legend(fontsize=7, loc="upper left")
@@ -202,8 +204,10 @@ def plot_packing(mask: Any, position_ids: Any, document_ids: Any) -> Figure:
     mask = np.asarray(mask, dtype=float)
     docs = np.asarray(document_ids)
     fig, ax = new_figure(width=5.2, height=5.2)
+    count = int(docs.max()) + 1
+    colours = ["white", *[SERIES_COLOURS[i % len(SERIES_COLOURS)] for i in range(count)]]
     shaded = np.where(mask > 0, docs[None, :] + 1.0, 0.0)
-    ax.imshow(shaded, cmap=SEQUENTIAL, vmin=0, vmax=docs.max() + 1.5)
+    ax.imshow(shaded, cmap=ListedColormap(colours), vmin=-0.5, vmax=count + 0.5)
     ticks = np.arange(mask.shape[0])
     ax.set_xticks(ticks)
     ax.set_xticklabels([str(p) for p in position_ids], fontsize=6)
