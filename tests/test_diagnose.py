@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ropelab
-from ropelab.diagnose import CODES, Diagnosis, Finding, diagnose_rope
+from ropelab.diagnose import CODES, Diagnosis, Finding, diagnose_rope, scores_by_distance
 from ropelab.diagnose.angles import effective_position, guess_dtype
 from ropelab.diagnose.explain import describe_law
 from ropelab.diagnose.properties import score_spread
@@ -513,6 +513,30 @@ def test_read_structure_needs_equal_angles_on_both_coordinates_of_a_pair():
     structure = read_structure(skewed)
     assert structure.pairing == "half"
     assert structure.table == ()
+
+
+def test_scores_by_distance_of_a_correct_rope_is_one_curve():
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((2, 16))
+    distances, keys = np.arange(-4, 5), np.array([10, 1000, 70000])
+    scores = scores_by_distance(zoo.numpy_rotate_half, q, k, distances, keys)
+    assert scores.shape == (3, 9)
+    # q·R_r k with the complex form: rotate q by r relative to k at position 0
+    expected = [exact_rows(q[None], np.array([r]), "half") @ k for r in distances]
+    for row in scores:
+        np.testing.assert_allclose(row, np.ravel(expected), atol=1e-9)
+    broken = scores_by_distance(zoo.torch_seed003, q, k, distances, keys)
+    assert np.abs(broken - broken[0]).max() > 0.1
+
+
+def test_scores_by_distance_checks_its_input():
+    q = np.ones(4)
+    with pytest.raises(ValueError, match="even length"):
+        scores_by_distance(zoo.numpy_rotate_half, np.ones(3), np.ones(3), [0], [0])
+    with pytest.raises(ValueError, match=">= 0"):
+        scores_by_distance(zoo.numpy_rotate_half, q, q, [-5], [2])
+    with pytest.raises(ValueError, match="integers"):
+        scores_by_distance(zoo.numpy_rotate_half, q, q, [0.5], [2])
 
 
 def test_score_spread_picks_the_worst_group():

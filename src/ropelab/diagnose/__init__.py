@@ -12,6 +12,7 @@ Modules, one job each:
 """
 
 from .api import diagnose_rope
+from .properties import scores_by_distance
 from .report import CODES, Diagnosis, Finding
 
-__all__ = ["CODES", "Diagnosis", "Finding", "diagnose_rope"]
+__all__ = ["CODES", "Diagnosis", "Finding", "diagnose_rope", "scores_by_distance"]

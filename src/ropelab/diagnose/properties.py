@@ -5,14 +5,18 @@ r"""The two properties the book proved, measured on an implementation (chapters 
   not linear, by the norms of random rows.
 * Relative scores: :math:`(R_m q)^\top (R_n k) = q^\top R_{n-m} k` depends on *m* and *n* only
   through :math:`n - m`. Measured as the spread of the score of one fixed pair ``q, k`` over
-  position pairs that share :math:`n - m`.
+  position pairs that share :math:`n - m` (:func:`score_spread`), or drawn as the score
+  against the distance for several key positions (:func:`scores_by_distance`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from .._checks import check_finite_array
 
 
 @dataclass(frozen=True)
@@ -96,3 +100,45 @@ def matrix_scores(
         for n in positions
         if n - m in distances
     }
+
+
+def scores_by_distance(fn: Any, q: Any, k: Any, distances: Any, key_positions: Any) -> np.ndarray:
+    r"""The score of ``q`` at position n + r and ``k`` at position n, for every pair (n, r).
+
+    .. math:: s_{j,t} = \mathrm{fn}(q, n_j + r_t)^\top\, \mathrm{fn}(k, n_j)
+
+    For a correct RoPE every row (key position :math:`n_j`) is the same curve of the distance
+    :math:`r_t` (RoFormer eq. 16; chapters 3 and 3A). All rows are rotated in one call of
+    ``fn(x, positions)`` (float64 rows, int64 positions).
+
+    Args:
+        fn: an implementation ``fn(x, positions)`` as :func:`ropelab.diagnose_rope` calls it.
+        q, k: two vectors of the same even length.
+        distances: integer distances r (query position minus key position).
+        key_positions: integer key positions n, each with n + r >= 0 for every r.
+
+    Returns:
+        float64 array ``(len(key_positions), len(distances))``.
+    """
+    q = check_finite_array(q, "q")
+    k = check_finite_array(k, "k")
+    if q.ndim != 1 or q.shape != k.shape or q.size == 0 or q.size % 2:
+        raise ValueError(f"q and k must be vectors of one even length, got {q.shape}, {k.shape}")
+    distances = _integers(distances, "distances")
+    keys = _integers(key_positions, "key_positions")
+    if (keys[:, None] + distances[None, :]).min() < 0 or keys.min() < 0:
+        raise ValueError("key_positions + distances must be >= 0 (positions count from 0)")
+    query_positions = (keys[:, None] + distances[None, :]).reshape(-1)
+    rows = np.concatenate([np.tile(q, (query_positions.size, 1)), np.tile(k, (keys.size, 1))])
+    positions = np.concatenate([query_positions, keys])
+    out = np.asarray(fn(rows, positions), dtype=np.float64)
+    rotated_q = out[: query_positions.size].reshape(keys.size, distances.size, -1)
+    rotated_k = out[query_positions.size :]
+    return np.einsum("jtd,jd->jt", rotated_q, rotated_k)
+
+
+def _integers(values: Any, name: str) -> np.ndarray:
+    array = check_finite_array(values, name).reshape(-1)
+    if array.size == 0 or np.any(array != np.round(array)):
+        raise ValueError(f"{name} must be a non-empty list of integers, got {values!r}")
+    return array.astype(np.int64)
