@@ -133,3 +133,18 @@ def test_bad_inputs():
         llama4_temperature([1.0], floor_scale=0)
     with pytest.raises(ValueError, match="no_rope_layers"):
         pattern_from_no_rope_layers({"no_rope_layers": [1, 2]})
+
+
+def test_needle_weight_against_a_softmax():
+    from ropelab.hybrid import needle_weight
+
+    for gap, n, tau in [(8.0, 10, 1.0), (3.0, 1000, 1.2833), (0.0, 5, 2.0)]:
+        logits = np.zeros(n)
+        logits[0] = gap
+        weights = np.exp(tau * logits) / np.exp(tau * logits).sum()
+        assert needle_weight(gap, n, tau) == pytest.approx(weights[0], rel=1e-12)
+    assert needle_weight(1.0, 1) == 1.0
+    with pytest.raises(ValueError, match="n_keys"):
+        needle_weight(1.0, 0.5)
+    with pytest.raises(ValueError, match="temperature"):
+        needle_weight(1.0, 10, 0.0)

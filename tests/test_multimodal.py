@@ -202,3 +202,18 @@ def test_bad_inputs():
         multiaxis_angles([[1.0, 2.0]], inv_freq(8), plane_axes_sections([1, 2, 1]))
     with pytest.raises(ValueError, match="segment"):
         sequence_position_ids([("video", 2, 2, 2)])
+
+
+def test_multiaxis_ones_score_rotates_the_all_ones_vectors():
+    from ropelab.multimodal import multiaxis_ones_score
+
+    theta = axial_frequencies(16, 100.0)
+    axes = plane_axes("axial", 16)
+    offsets = np.array([[0.0, 0.0], [2.0, -3.0], [5.0, 1.0]])
+    ones = np.ones((1, 16))
+    expected = []
+    for offset in offsets:
+        key = apply_multiaxis_rope(ones, np.zeros((1, 2)), theta, axes)
+        query = apply_multiaxis_rope(ones, offset[None], theta, axes)
+        expected.append(float(query[0] @ key[0]))
+    np.testing.assert_allclose(multiaxis_ones_score(offsets, theta, axes), expected, atol=1e-12)

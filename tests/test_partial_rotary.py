@@ -143,3 +143,13 @@ def test_bad_inputs_name_the_argument():
         rotation_pairs(64, 0.5, "gemma")
     with pytest.raises(ValueError, match="factor"):
         p_rope_frequencies(64, 0.5, factor=0.0)
+
+
+def test_gemma4_global_layers_use_p_rope_with_a_quarter():
+    from transformers import Gemma4TextConfig
+
+    params = Gemma4TextConfig().rope_parameters
+    assert params["full_attention"]["rope_type"] == "proportional"
+    assert params["full_attention"]["partial_rotary_factor"] == 0.25
+    assert params["full_attention"]["rope_theta"] == 1_000_000.0
+    assert params["sliding_attention"] == {"rope_type": "default", "rope_theta": 10_000.0}

@@ -46,6 +46,7 @@ __all__ = [
     "layer_pattern",
     "llama4_temperature",
     "max_rope_distance",
+    "needle_weight",
     "nope_position_signal",
     "pattern_from_no_rope_layers",
 ]
@@ -180,3 +181,30 @@ def nope_position_signal(seq_len: int) -> np.ndarray:
     values = np.zeros(seq_len)
     values[0] = 1.0
     return weights @ values
+
+
+def needle_weight(gap: Any, n_keys: Any, temperature: Any = 1.0) -> Any:
+    r"""The softmax weight of one key whose logit exceeds that of ``n_keys - 1`` others by ``gap``.
+
+    Multiplying the query by a temperature :math:`\tau` multiplies every logit, and so the
+    gap, by :math:`\tau`:
+
+    .. math:: w = \frac{e^{\tau g}}{e^{\tau g} + (n - 1)} = \frac{1}{1 + (n - 1)e^{-\tau g}} .
+
+    With :math:`\tau = 1` the weight fades as the context grows; Llama 4's temperature
+    (:func:`llama4_temperature`) slows that down (chapter 9).
+
+    Args:
+        gap: the logit gap *g* (finite; scalar or array).
+        n_keys: the number of keys *n* >= 1 (scalar or array).
+        temperature: :math:`\tau > 0` (scalar or array).
+    """
+    g = check_finite_array(gap, "gap")
+    n = check_finite_array(n_keys, "n_keys")
+    tau = check_finite_array(temperature, "temperature")
+    if np.any(n < 1) or np.any(n != np.floor(n)):
+        raise ValueError("n_keys must be integers >= 1")
+    if np.any(tau <= 0):
+        raise ValueError(f"temperature must be > 0, got a minimum of {tau.min():g}")
+    weight = 1.0 / (1.0 + (n - 1.0) * np.exp(-tau * g))
+    return weight[()] if weight.ndim == 0 else weight

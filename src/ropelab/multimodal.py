@@ -55,6 +55,7 @@ __all__ = [
     "axial_frequencies",
     "largest_angle",
     "multiaxis_angles",
+    "multiaxis_ones_score",
     "multiaxis_state",
     "plane_axes",
     "plane_axes_axial",
@@ -316,9 +317,14 @@ class MultiAxisState:
         return out
 
 
-def _ones_score(offset: np.ndarray, theta: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """:math:`\\sum_i 2\\cos(\\Delta_{a(i)}\\theta_i)` for offsets ``(..., n_axes)``."""
-    return 2.0 * np.cos(offset[..., axes] * theta).sum(axis=-1)
+def multiaxis_ones_score(offsets: Any, theta: Any, axes: Any) -> np.ndarray:
+    r"""The all-ones score at offset vectors :math:`\Delta`: :math:`\sum_i 2\cos(\Delta_{a(i)}\theta_i)`.
+
+    Chapter 5's :math:`q = k = \mathbf 1` experiment in several dimensions (each plane
+    contributes :math:`2\cos` of its own angle). ``offsets`` has shape ``(..., n_axes)``;
+    the result has shape ``offsets.shape[:-1]``.
+    """
+    return 2.0 * np.cos(multiaxis_angles(offsets, theta, axes)).sum(axis=-1)
 
 
 def multiaxis_state(
@@ -372,8 +378,8 @@ def multiaxis_state(
         angle_b=b[axes] * theta,
         relative_angle=(b - a)[axes] * theta,
         offsets=offsets,
-        axis_scores=_ones_score(along, theta, axes),
-        score=float(_ones_score(b - a, theta, axes)),
+        axis_scores=multiaxis_ones_score(along, theta, axes),
+        score=float(multiaxis_ones_score(b - a, theta, axes)),
     )
 
 
