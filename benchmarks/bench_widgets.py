@@ -23,11 +23,12 @@ from bench_common import ROOT, Row, median_time
 sys.path.insert(0, str(ROOT / "tools"))
 from headless_chromium import CHROMIUM, CHROMIUM_ARGS
 
-from ropelab.interactive import FIGURES, figure_spec
+from ropelab.interactive import FIGURES, figure_spec, kinds
 
 DEFAULT_TARGET_MS = 20.0
 MAXIMUM_TARGET_MS = 100.0
-PAGES = ("01", "03", "04", "05", "06")
+#: The chapter pages with an explorable, as file-name prefixes ("01", "02", ...).
+PAGES = tuple(f"{int(figure_spec(k).chapter):02d}" for k in kinds(explorable=True))
 
 
 def largest_settings(kind: str) -> dict[str, Any]:

@@ -207,6 +207,7 @@ FORMULAS = [
     "ropeScore2d",
     "relativeScore2d",
     "rotationMatrix",
+    "conjugateProduct",
 ]
 
 PERTURB = """

@@ -13,8 +13,8 @@ Conventions follow :mod:`ropelab.core`: a 2D vector :math:`(q_0, q_1)` is the co
           \sin\varphi & \cos\varphi\end{pmatrix}, \qquad R_m = R(m\theta).
 
 Every function calls :mod:`ropelab.core`; the figures of :mod:`ropelab.plots.rotation` draw
-what these functions return, and :func:`relative_rotation_data` is the data of chapter 1's
-interactive figure (:mod:`ropelab.interactive`).
+what these functions return; :func:`relative_rotation_data` and :func:`complex_score_data` are
+the data of the interactive figures of chapters 1 and 2 (:mod:`ropelab.interactive`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_Q",
     "as_complex",
     "as_vector_2d",
+    "complex_score_data",
     "relative_rotation_data",
     "relative_score_2d",
     "rope_orbit",
@@ -314,4 +315,62 @@ def relative_rotation_data(
         "shifts": scores["shifts"],
         "both": scores["both"],
         "key_only": scores["key_only"],
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Chapter 2's interactive figure
+# --------------------------------------------------------------------------------------
+
+
+def complex_score_data(
+    q_abs: float,
+    q_arg: float,
+    k_abs: float,
+    k_arg: float,
+    m: int,
+    n: int,
+    theta: float,
+) -> dict[str, Any]:
+    r"""Everything chapter 2's interactive figure draws: the score as a complex product.
+
+    With :math:`q = |q|e^{\mathrm{i}\arg q}` and :math:`k = |k|e^{\mathrm{i}\arg k}`,
+
+    .. math::
+        f_q = q\,e^{\mathrm{i}m\theta},\qquad f_k = k\,e^{\mathrm{i}n\theta},\qquad
+        f_q\,\overline{f_k} = q\,\bar k\,e^{\mathrm{i}(m-n)\theta},\qquad
+        \operatorname{Re}\big[q\,\bar k\,e^{\mathrm{i}(m-n)\theta}\big]
+        = (R_m q)^\top (R_n k)
+
+    (RoFormer eq. 12 and the identity proved in chapter 2). The product's real part is the
+    attention score; its angle is :math:`\arg q - \arg k + (m - n)\theta`, so it depends on the
+    positions only through :math:`m - n`.
+
+    Returns:
+        the inputs; ``q``, ``k``, ``rotated_q`` (:math:`f_q`), ``rotated_k`` (:math:`f_k`) and
+        ``product`` (:math:`f_q\overline{f_k}`) as ``[re, im]``; ``score`` (its real part),
+        ``dot`` (:math:`(R_m q)^\top(R_n k)`, from :func:`rope_score_2d`) and ``angle``
+        (:math:`(m - n)\theta`).
+    """
+    q = complex(_scalar(q_abs, "q_abs") * np.exp(1j * _scalar(q_arg, "q_arg")))
+    k = complex(_scalar(k_abs, "k_abs") * np.exp(1j * _scalar(k_arg, "k_arg")))
+    rotated_q = complex(rope_orbit(q, theta, [m])[0])
+    rotated_k = complex(rope_orbit(k, theta, [n])[0])
+    product = rotated_q * rotated_k.conjugate()
+    return {
+        "q_abs": q_abs,
+        "q_arg": q_arg,
+        "k_abs": k_abs,
+        "k_arg": k_arg,
+        "m": m,
+        "n": n,
+        "theta": theta,
+        "q": np.array([q.real, q.imag]),
+        "k": np.array([k.real, k.imag]),
+        "rotated_q": np.array([rotated_q.real, rotated_q.imag]),
+        "rotated_k": np.array([rotated_k.real, rotated_k.imag]),
+        "product": np.array([product.real, product.imag]),
+        "score": float(product.real),
+        "dot": float(rope_score_2d((q.real, q.imag), (k.real, k.imag), m, n, theta)),
+        "angle": float((m - n) * theta),
     }

@@ -1,6 +1,6 @@
 """The explorables on the built chapter pages, driven in Chromium and checked against ropelab.
 
-For each of the five chapter pages: the explorable is there and drawn; every control is moved
+For each chapter page with an explorable: the explorable is there and drawn; every control is moved
 to both ends of its range and to a middle position (by setting the input and dispatching an
 ``input`` event, as a reader's drag does); after each move the script's parameters and data
 (``window.ropelabExplore.instances``) are read back and compared with
@@ -20,6 +20,7 @@ from tests.explorable_checks import assert_same
 
 CHAPTERS = {
     "rotation2d": "notebooks/01_rotation_2d.html",
+    "complex_score": "notebooks/02_complex_derivation.html",
     "block_matrix": "notebooks/03_block_diagonal.html",
     "spectrum": "notebooks/04_theta_spectrum.html",
     "decay": "notebooks/05_long_range_decay.html",

@@ -169,6 +169,27 @@ def _rotation2d() -> InteractiveFigure:
     )
 
 
+def _complex_score() -> InteractiveFigure:
+    positions = {"low": 0, "high": 32, "step": 1, "integer": True}
+    return InteractiveFigure(
+        kind="complex_score",
+        chapter="2",
+        title="the score as the real part of q·conj(k)·e^(i(m−n)θ) in the complex plane",
+        controls=(
+            linear("q_abs", "|q|", 1.2, 0.1, 2.0, 0.05, decimals=2),
+            linear("q_arg", "arg q (rad)", 0.3, -3.14, 3.14, 0.01, decimals=2),
+            linear("k_abs", "|k|", 0.9, 0.1, 2.0, 0.05, decimals=2),
+            linear("k_arg", "arg k (rad)", 1.1, -3.14, 3.14, 0.01, decimals=2),
+            linear("m", "query position m", 2, **positions),
+            linear("n", "key position n", 5, **positions),
+            linear("theta", "θ (rad per position)", 0.5, 0.01, 3.14, 0.01, decimals=2),
+        ),
+        data=rotation2d.complex_score_data,
+        readout=readouts.complex_score_readout,
+        figure="ropelab.plots.rotation:draw_complex_score",
+    )
+
+
 def _block_matrix() -> InteractiveFigure:
     return InteractiveFigure(
         kind="block_matrix",
@@ -211,9 +232,7 @@ def _decay() -> InteractiveFigure:
         controls=(
             log("base", "base β", 10000.0, 1.0, 1e7, step=0.1),
             linear("dim", "head dim d", 128, 2, 256, 2, even=True),
-            log(
-                "max_distance", "max distance", 65536, 16, 65536, log_base=2, step=1, integer=True
-            ),
+            log("max_distance", "max distance", 65536, 16, 65536, log_base=2, step=1, integer=True),
         ),
         data=decay.decay_data,
         readout=readouts.decay_readout,
@@ -299,6 +318,7 @@ def _lab() -> InteractiveFigure:
 _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "sinusoid": _sinusoid,
     "rotation2d": _rotation2d,
+    "complex_score": _complex_score,
     "block_matrix": _block_matrix,
     "spectrum": _spectrum,
     "decay": _decay,
@@ -311,7 +331,7 @@ FIGURES = tuple(_BUILDERS)
 
 #: The figures ``ropelab-explore.js`` draws in the browser (its ``KINDS`` table; the drift
 #: check compares the two). The others are live widgets only.
-BROWSER_KINDS = ("rotation2d", "block_matrix", "spectrum", "decay", "calculator")
+BROWSER_KINDS = ("rotation2d", "complex_score", "block_matrix", "spectrum", "decay", "calculator")
 
 
 def kinds(*, explorable: bool | None = None) -> tuple[str, ...]:

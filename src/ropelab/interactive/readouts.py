@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "block_readout",
     "calculator_readout",
+    "complex_score_readout",
     "count",
     "decay_readout",
     "format_number",
@@ -53,10 +54,31 @@ def rotation_readout(data: Mapping[str, Any]) -> str:
             f"m = {m}, n = {n}, θ = {data['theta']:.2f} rad, shift s = {data['shift']}",
             f"score(m, n)         (R_m q)·(R_n k)          = {data['score']:+.6f}",
             f"score(m + s, n + s) (R_m+s q)·(R_n+s k)      = {data['shifted_score']:+.6f}",
-            f"relative form       qᵀ R_(n−m) k, n − m = {n - m:+d} = "
-            f"{data['relative_score']:+.6f}",
+            f"relative form       qᵀ R_(n−m) k, n − m = {n - m:+d} = {data['relative_score']:+.6f}",
             f"key moved alone     (R_m q)·(R_n+s k)        = {data['key_only_score']:+.6f}",
             f"score(m, n) = score(m + s, n + s) to 1e-12: {same}",
+        ]
+    )
+
+
+def _complex(z: Any) -> str:
+    """``[re, im]`` as ``+0.1234 - 0.5678i``."""
+    return f"{z[0]:+.4f} {'-' if z[1] < 0 else '+'} {abs(z[1]):.4f}i"
+
+
+def complex_score_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 2: the rotated query and key as complex numbers, their product with the
+    conjugate, and its real part next to the dot product of the rotated vectors."""
+    return "\n".join(
+        [
+            f"q = {data['q_abs']:.2f}·e^({data['q_arg']:.2f}i), "
+            f"k = {data['k_abs']:.2f}·e^({data['k_arg']:.2f}i), "
+            f"m = {data['m']}, n = {data['n']}, θ = {data['theta']:.2f} rad",
+            f"q·e^(imθ) = {_complex(data['rotated_q'])},  "
+            f"k·e^(inθ) = {_complex(data['rotated_k'])}",
+            f"q·conj(k)·e^(i(m−n)θ) = {_complex(data['product'])}, "
+            f"(m − n)θ = {data['angle']:+.4f} rad",
+            f"score: its real part {data['score']:+.6f}; (R_m q)·(R_n k) = {data['dot']:+.6f}",
         ]
     )
 

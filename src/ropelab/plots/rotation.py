@@ -44,6 +44,7 @@ from ..rotation2d import (
 from .style import ACCENT, KEY, NEUTRAL, QUERY, new_figure
 
 __all__ = [
+    "draw_complex_score",
     "draw_relative_rotation",
     "plot_complex_multiplication",
     "plot_phase_counterexample",
@@ -400,3 +401,35 @@ def draw_relative_rotation(data: dict[str, Any]) -> Figure:
         int(data["shift"]),
         max_shift=int(data["shifts"][-1]),
     )
+
+
+def draw_complex_score(data: dict[str, Any]) -> Figure:
+    r"""Chapter 2's interactive figure drawn from :func:`ropelab.rotation2d.complex_score_data`.
+
+    The complex plane with :math:`q` and :math:`k` (thin), :math:`q\,e^{\mathrm{i}m\theta}` and
+    :math:`k\,e^{\mathrm{i}n\theta}` (solid), and their product with the conjugate,
+    :math:`q\,\bar k\,e^{\mathrm{i}(m-n)\theta}`, whose real part (dotted down to the real
+    axis) is the attention score.
+    """
+    q, k = np.asarray(data["q"]), np.asarray(data["k"])
+    product = np.asarray(data["product"])
+    fig, ax = new_figure(width=5.2, height=5.0)
+    limit = 1.15 * max(np.hypot(*q), np.hypot(*k), np.hypot(*product), 1e-9)
+    _circle(ax, float(np.hypot(*q)), color=QUERY, alpha=0.25, linewidth=0.8)
+    _circle(ax, float(np.hypot(*k)), color=KEY, alpha=0.25, linewidth=0.8)
+    thin = {"linewidth": 1.0, "alpha": 0.4}
+    _arrow(ax, q, QUERY, "$q$", **thin)
+    _arrow(ax, k, KEY, "$k$", **thin)
+    _arrow(ax, np.asarray(data["rotated_q"]), QUERY, r"$q\,e^{im\theta}$")
+    _arrow(ax, np.asarray(data["rotated_k"]), KEY, r"$k\,e^{in\theta}$")
+    _arrow(ax, product, ACCENT, r"$q\,\bar k\,e^{i(m-n)\theta}$", linewidth=2.4)
+    ax.plot([product[0], product[0]], [product[1], 0.0], ":", color=ACCENT, linewidth=1.2)
+    ax.plot([product[0]], [0.0], "o", color=ACCENT, markersize=5)
+    _plane(ax, limit, "real part", "imaginary part")
+    ax.set_title(
+        f"m = {data['m']}, n = {data['n']}, θ = {data['theta']:.2f}: "
+        f"score = Re[…] = {data['score']:+.4f}",
+        fontsize="medium",
+    )
+    ax.legend(**_BELOW)
+    return fig
