@@ -54,7 +54,9 @@ def test_requirements_and_colab_use_the_book_extra():
 
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # a reader's environment: none of the repository's settings (conftest.py sets page mode)
+    drop = ("PYTHONPATH", "VIRTUAL_ENV", "ROPELAB_EXPLORE_SCRIPT")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     return subprocess.run(
         [str(PYTHON), "-c", code],
         cwd=cwd,
