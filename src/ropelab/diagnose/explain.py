@@ -46,7 +46,8 @@ class Context:
 def _properties(ctx: Context) -> str:
     parts = []
     if ctx.norms is not None:
-        parts.append(f"‖fn(x)‖/‖x‖ ranges from {ctx.norms.low:.4f} to {ctx.norms.high:.4f}")
+        over = "over all x" if ctx.norms.every_x else "over the rows tried"
+        parts.append(f"‖fn(x)‖/‖x‖ ranges from {ctx.norms.low:.4f} to {ctx.norms.high:.4f} {over}")
     if ctx.spread is not None:
         s = ctx.spread
         parts.append(

@@ -21,10 +21,15 @@ from .._checks import check_finite_array
 
 @dataclass(frozen=True)
 class NormChange:
-    """Smallest and largest ‖fn(x)‖ / ‖x‖ seen; ``defect`` is the largest |ratio - 1|."""
+    """Smallest and largest ‖fn(x)‖ / ‖x‖; ``defect`` is the largest |ratio - 1|.
+
+    ``every_x``: the range holds for every x (singular values of the matrix), not only for
+    the rows that were tried.
+    """
 
     low: float
     high: float
+    every_x: bool = False
 
     @property
     def defect(self) -> float:
@@ -49,7 +54,7 @@ class ScoreSpread:
 def matrix_norms(matrices: np.ndarray) -> NormChange:
     """Norm change from the singular values of each matrix ``(K, d, d)``."""
     singular = np.linalg.svd(matrices, compute_uv=False)
-    return NormChange(float(singular.min()), float(singular.max()))
+    return NormChange(float(singular.min()), float(singular.max()), every_x=True)
 
 
 def row_norms(x: np.ndarray, y: np.ndarray) -> NormChange:
@@ -63,7 +68,11 @@ def combine(*changes: NormChange | None) -> NormChange | None:
     present = [c for c in changes if c is not None]
     if not present:
         return None
-    return NormChange(min(c.low for c in present), max(c.high for c in present))
+    return NormChange(
+        min(c.low for c in present),
+        max(c.high for c in present),
+        every_x=any(c.every_x for c in present),
+    )
 
 
 def score_spread(scores: dict[tuple[int, int], float]) -> ScoreSpread | None:
