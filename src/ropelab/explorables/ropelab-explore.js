@@ -1012,7 +1012,7 @@
   function drawComplexScore(svg, d) {
     const radius = (z) => Math.hypot(z[0], z[1]);
     const limit = 1.15 * Math.max(radius(d.q), radius(d.k), radius(d.product), 1e-9);
-    const plane = panel(svg, { x: 150, y: 44, w: 330, h: 330 }, {
+    const plane = panel(svg, { x: 150, y: 66, w: 320, h: 320 }, {
       x: { min: -limit, max: limit, label: 'real part' },
       y: { min: -limit, max: limit, label: 'imaginary part' },
       title: 'the score is the real part of a complex product',
@@ -1032,7 +1032,7 @@
     arrow(plane, d.product, { color: COLOURS.accent, width: 2.6 });
     markers(plane, [d.product[0]], [0], { color: COLOURS.accent, r: 4.5 });
     text(svg, WIDTH / 2, 22, `m = ${d.m}, n = ${d.n}, θ = ${fmtF(d.theta, 2)}: score = Re[q·conj(k)·e^{i(m−n)θ}] = ${fmtF(d.score, 4, { plus: true })}`, { anchor: 'middle', size: 14 });
-    legend(svg, 500, 80, [
+    legend(svg, 500, 100, [
       Object.assign({ text: 'q, k', colors: [COLOURS.query, COLOURS.key] }, thin),
       { text: 'q e^{imθ}, k e^{inθ}', colors: [COLOURS.query, COLOURS.key], width: 2 },
       { text: 'q·conj(k)·e^{i(m−n)θ}', color: COLOURS.accent, width: 2.6 },
@@ -1190,7 +1190,7 @@
   // The numbers of ropelab.widgets.extension.summary_text.
   const KINDS = {
     rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410 },
-    complex_score: { compute: complexScoreData, draw: drawComplexScore, readout: complexScoreReadout, height: 420 },
+    complex_score: { compute: complexScoreData, draw: drawComplexScore, readout: complexScoreReadout, height: 440 },
     block_matrix: { compute: blockData, draw: drawBlocks, readout: blocksReadout, height: 470 },
     spectrum: { compute: spectrumData, draw: drawSpectrum, readout: spectrumReadout, height: 440 },
     decay: { compute: decayData, draw: drawDecay, readout: decayReadout, height: 420 },
