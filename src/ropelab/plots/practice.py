@@ -216,8 +216,8 @@ def plot_packing(mask: Any, position_ids: Any, document_ids: Any) -> Figure:
     ax.set_xlabel("key: position id")
     ax.set_ylabel("query: position id")
     for edge in np.flatnonzero(np.diff(docs)) + 0.5:
-        ax.axvline(edge, color="white", lw=1.0)
-        ax.axhline(edge, color="white", lw=1.0)
+        ax.axvline(edge, color=NEUTRAL, lw=0.5, alpha=0.5)
+        ax.axhline(edge, color=NEUTRAL, lw=0.5, alpha=0.5)
     return fig
 
 
