@@ -295,6 +295,7 @@ def test_scaled_table_is_not_orthogonal_with_its_factor():
     diagnosis = diagnose_rope(lambda x, p: 1.25 * zoo.numpy_rotate_half(x, p), layout="half")
     assert diagnosis.codes == ["not_orthogonal"]
     assert "length 1.2500 instead of 1" in diagnosis.findings[0].message
+    assert "every score by 1.5625" in diagnosis.findings[0].message
 
 
 def test_a_reordered_output_is_a_pairing_problem():

@@ -325,9 +325,17 @@ class _Run:
                     ctx, ": the two coordinates of a pair are not turned by one rotation"
                 ),
             ]
-        amp_dev = np.abs(structure.amplitudes - 1.0).max(axis=1)
+        amplitudes = structure.amplitudes
+        scale = float(np.median(amplitudes))
+        if abs(scale - 1.0) > ROUNDING and np.ptp(amplitudes) <= ROUNDING * scale:
+            # every cos and sin multiplied by one factor (an attention factor, as YaRN's):
+            # one cause; the angles can still be read, relative to that length
+            findings.append(explain.scaled(ctx, scale))
+            amplitudes = amplitudes / scale
+        amp_dev = np.abs(amplitudes - 1.0).max(axis=1)
         if amp_dev.max() > ROUNDING:
-            return [*findings, self._property_finding(ctx, _amplitude_note(structure))]
+            note = ": the two coordinates of a pair are not turned by one rotation"
+            return [*findings, self._property_finding(ctx, note)]
         all_positions = np.array(MATRIX_POSITIONS, dtype=np.int64)
         phi = np.full((len(all_positions), self.dim // 2), np.nan)
         dev = np.zeros(len(all_positions))
@@ -385,13 +393,6 @@ class _Run:
         row = self.matrices[1][0]
         inputs = [int(c) for c in np.flatnonzero(np.abs(row) > 1e-12)]
         return explain.reordered(ctx, inputs)
-
-
-def _amplitude_note(structure: Structure) -> str:
-    amplitudes = structure.amplitudes[1:]  # position 0 may be exact
-    if np.ptp(amplitudes) <= 1e-9:
-        return f": every cos/sin pair has length {amplitudes.flat[0]:.4f} instead of 1"
-    return ": the two coordinates of a pair are not turned by one rotation"
 
 
 def _relative_error(output: np.ndarray, reference: np.ndarray, x: np.ndarray) -> float:

@@ -370,6 +370,19 @@ def not_orthogonal(ctx: Context, context: str = "") -> Finding:
     )
 
 
+def scaled(ctx: Context, scale: float) -> Finding:
+    """Every cos and sin multiplied by one factor: lengths scale by it, scores by its square."""
+    return finding(
+        "not_orthogonal",
+        f"every cos/sin pair has length {scale:.4f} instead of 1: fn rotates and scales "
+        f"every vector by {scale:.4f}, and so every score by {scale**2:.4f}.",
+        f"{_properties(ctx)}.",
+        "a rotation needs cos² + sin² = 1. If the factor is meant (YaRN's attention "
+        "factor, transformers' attention_scaling), it is a temperature on the scores: check "
+        "the rotation with the factor divided out.",
+    )
+
+
 def not_relative(ctx: Context, context: str = "") -> Finding:
     return finding(
         "not_relative",
