@@ -217,6 +217,41 @@ def test_transformers_rotary_embedding_computes_its_angles_in_float32():
     assert "likely float32" in diagnosis.findings[0].message
 
 
+def test_yarn_table_is_scaled_and_has_other_frequencies():
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import (
+        LlamaRotaryEmbedding,
+        apply_rotary_pos_emb,
+    )
+
+    config = LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        max_position_embeddings=16384,
+        rope_parameters={
+            "rope_type": "yarn",
+            "rope_theta": 10000.0,
+            "factor": 4.0,
+            "original_max_position_embeddings": 4096,
+        },
+    )
+    rotary = LlamaRotaryEmbedding(config)
+
+    def yarn(x, positions):
+        q = torch.from_numpy(x)[None, None]
+        cos, sin = rotary(q, torch.from_numpy(positions)[None])
+        return apply_rotary_pos_emb(q, q, cos, sin)[0][0, 0]
+
+    diagnosis = diagnose_rope(yarn, layout="half")
+    assert diagnosis.codes == ["not_orthogonal", "frequencies"]
+    factor = 0.1 * math.log(4.0) + 1.0  # YaRN's attention factor
+    assert f"length {factor:.4f} instead of 1" in diagnosis.findings[0].message
+    # YaRN keeps the fastest plane and divides the slowest by the factor (up to float32)
+    assert f"θ_0 = {1.0:.6f}" in diagnosis.findings[1].message
+    slowest = theta(64, 1e4)[31] / 4.0
+    assert f"θ_31 = {slowest:.6f}" in diagnosis.findings[1].message
+
+
 def test_exception_quotes_the_message_and_how_far_it_ran(diagnoses):
     message = report(diagnoses, zoo.numpy_short_cache, "interleaved").findings[0].message
     assert "IndexError: index 8191 is out of bounds" in message
