@@ -11,8 +11,8 @@ the trained range when :math:`g + w \le L`.
 
 When a token leaves the window, every later token moves one index down, so a key stored
 rotated would carry a stale position. StreamingLLM therefore caches keys *unrotated* and
-rotates them at their current index at every step (transformers' sink cache does the same
-by re-rotating rotated keys by the shift). The alternative, rotating each key once at its
+rotates them at their current index at every step (the ``SinkCache`` of transformers 4
+did the same by re-rotating rotated keys by the shift). The alternative, rotating each key once at its
 position in the stream, lets the distance between the query and the sinks grow without
 bound.
 
