@@ -190,7 +190,7 @@ def test_slider_grids_agree(grid, kind):
         assert ours[0] == control.low and ours[-1] == control.high
 
 
-# Each formula of section (a) of the script, multiplied by (1 + 1e-7) where it returns.
+# Each formula of section (a) of the script, its result multiplied by (1 + 1e-7).
 FORMULAS = [
     "invFreq",
     "wavelengths",
@@ -208,6 +208,15 @@ FORMULAS = [
     "relativeScore2d",
     "rotationMatrix",
     "conjugateProduct",
+    # (not yarnCorrectionDim: its value only feeds a floor and a ceiling, so a 1e-7 change
+    # shows only where it lies within 1e-7 of an integer; yarnRamp, which uses it, is here)
+    "yarnRamp",
+    "yarnAttentionFactor",
+    "llama3Frequencies",
+    "dynamicNtkBase",
+    "illustrativeLongropeFactors",
+    "longropeAttentionFactor",
+    "methodFrequencies",
 ]
 
 PERTURB = """

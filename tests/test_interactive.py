@@ -173,6 +173,7 @@ def test_registry():
         "spectrum",
         "decay",
         "calculator",
+        "extension_methods",
         "lab",
     )
     assert kinds(explorable=True) == BROWSER_KINDS

@@ -85,6 +85,26 @@ def test_the_wheel_is_installed_not_the_source_tree(wheel_env, tmp_path):
     assert torch_version.split("+")[0] == "2.13.0"
 
 
+def test_the_wheel_ships_every_data_file(wheel_env, tmp_path):
+    """Every file of the package that is not Python source (the explorables' script, the
+    released configs, the lab's results and models) is in the installed package."""
+    source = ROOT / "src" / "ropelab"
+    expected = sorted(
+        str(p.relative_to(source))
+        for p in source.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    )
+    done = _run(
+        "import pathlib, ropelab\n"
+        "root = pathlib.Path(ropelab.__file__).parent\n"
+        "print('\\n'.join(sorted(str(p.relative_to(root)) for p in root.rglob('*')"
+        " if p.is_file() and p.suffix not in ('.py', '.pyc') and '__pycache__' not in p.parts)))",
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == expected
+
+
 def _text_outputs(notebook: nbformat.NotebookNode) -> list[list[str]]:
     """Per code cell: its printed text and text/plain results (the numbers a reader sees)."""
     cells = []

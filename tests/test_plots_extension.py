@@ -18,7 +18,7 @@ import pytest
 from transformers import LlamaConfig
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-from ropelab import scaling, windows
+from ropelab import extension, scaling, windows
 from ropelab.calculator import calculator_data
 from ropelab.core import apply_rope, inv_freq
 from ropelab.plots import extension as ext
@@ -40,7 +40,7 @@ def lines_of(ax) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def test_illustrative_longrope_factors_shape():
-    short, long = ext.illustrative_longrope_factors(128, 4.0)
+    short, long = extension.illustrative_longrope_factors(128, 4.0)
     assert short.shape == long.shape == (64,)
     assert long[0] == 1.0 and long[-1] == pytest.approx(4.0)
     assert np.all(np.diff(long) > 0)
@@ -50,7 +50,7 @@ def test_illustrative_longrope_factors_shape():
 def test_scaled_frequencies_follow_each_methods_formula():
     dim, base, train_len, s = 128, 10000.0, 4096, 4.0
     theta = 1.0 / base ** (np.arange(0, dim, 2) / dim)
-    result = ext.scaled_frequencies(dim, base, train_len, s)
+    result = extension.scaled_frequencies(dim, base, train_len, s)
 
     pi, pi_attn = result["PI (linear)"]
     np.testing.assert_allclose(pi, theta / s, rtol=1e-13)
@@ -73,7 +73,7 @@ def test_scaled_frequencies_follow_each_methods_formula():
     assert yarn_attn == pytest.approx(0.1 * math.log(s) + 1)
     assert (low, high) == (20, 46)
 
-    short, long = ext.illustrative_longrope_factors(dim, s)
+    short, long = extension.illustrative_longrope_factors(dim, s)
     np.testing.assert_allclose(result["LongRoPE (short)"][0], theta / short, rtol=1e-13)
     np.testing.assert_allclose(result["LongRoPE (long)"][0], theta / long, rtol=1e-13)
     assert result["LongRoPE (long)"][1] == pytest.approx(
@@ -82,7 +82,7 @@ def test_scaled_frequencies_follow_each_methods_formula():
 
 
 def test_yarn_matches_transformers():
-    config = ext.extension_configs(128, 10000.0, 4096, 4.0)["YaRN"]
+    config = extension.extension_configs(128, 10000.0, 4096, 4.0)["YaRN"]
     hf = LlamaConfig(
         hidden_size=128 * 4,
         num_attention_heads=4,
@@ -91,7 +91,7 @@ def test_yarn_matches_transformers():
         rope_parameters=dict(config["rope_parameters"]),
     )
     theirs, attention = ROPE_INIT_FUNCTIONS["yarn"](hf, "cpu")
-    ours, our_attention = ext.scaled_frequencies(128, 10000.0, 4096, 4.0)["YaRN"]
+    ours, our_attention = extension.scaled_frequencies(128, 10000.0, 4096, 4.0)["YaRN"]
     np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=1e-5)
     assert our_attention == pytest.approx(attention, rel=1e-6)
 
@@ -99,7 +99,7 @@ def test_yarn_matches_transformers():
 def test_dynamic_ntk_comparison_values():
     dim, base, train_len = 128, 10000.0, 4096
     lengths = np.array([1000, 4096, 8192, 12288, 16384, 32768, 65536])
-    data = ext.dynamic_ntk_comparison(lengths, dim, base, train_len, factor=2.0)
+    data = extension.dynamic_ntk_comparison(lengths, dim, base, train_len, factor=2.0)
     assert data["alpha"].tolist() == [1, 1, 3, 7, 7, 15, 31]
     bracket = np.maximum(2 * np.maximum(lengths, train_len) / train_len - 1, 1)
     np.testing.assert_allclose(data["continuous"], bracket ** (dim / (dim - 2)), rtol=1e-12)
@@ -121,13 +121,13 @@ def test_critical_split_adds_up_to_the_rotated_score():
     rng = np.random.default_rng(1)
     q, k = rng.standard_normal(128), rng.standard_normal(128)
     positions = np.array([0.0, 1.0, 100.0, 4096.0, 9000.0])
-    first, last = ext.critical_split(positions, q, k, 92)
+    first, last = extension.critical_split(positions, q, k, 92)
     rotated_q = apply_rope(np.tile(q, (positions.size, 1)), positions)
     rotated_k = apply_rope(k[None, :], np.array([0.0]))[0]
     np.testing.assert_allclose(first + last, rotated_q @ rotated_k, atol=1e-9)
     # with q = k = ones each plane contributes 2 cos(t theta_n)
     theta = inv_freq(128)
-    first, last = ext.critical_split(positions, np.ones(128), np.ones(128), 92)
+    first, last = extension.critical_split(positions, np.ones(128), np.ones(128), 92)
     np.testing.assert_allclose(
         last, 2 * np.cos(positions[:, None] * theta[46:]).sum(axis=1), atol=1e-12
     )
@@ -139,7 +139,7 @@ def test_critical_split_adds_up_to_the_rotated_score():
 def test_range_exit_on_a_known_signal():
     positions = np.arange(10.0)
     values = np.array([0, 1, 2, 1, 0, 3, 1, -1, 1, 1], dtype=float)
-    report = ext.range_exit(positions, values, train_len=4)
+    report = extension.range_exit(positions, values, train_len=4)
     assert report == {
         "low": 0.0,
         "high": 2.0,
@@ -148,7 +148,7 @@ def test_range_exit_on_a_known_signal():
         "outside": 2 / 5,
     }
     with pytest.raises(ValueError, match="train_len"):
-        ext.range_exit(positions, values, train_len=20)
+        extension.range_exit(positions, values, train_len=20)
 
 
 def test_model_settings_predictions():

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from .. import core, decay, positions, rotation2d, spectrum
+from .. import core, decay, extension, positions, rotation2d, spectrum
 from ..calculator import PRETRAIN_BASE, calculator_data
 from . import readouts
 from .controls import Control, choice, clamp, linear, log
@@ -288,6 +288,58 @@ def _calculator() -> InteractiveFigure:
     )
 
 
+def _extension_methods() -> InteractiveFigure:
+    return InteractiveFigure(
+        kind="extension_methods",
+        chapter="6",
+        title="what each context-extension method does to every plane",
+        controls=(
+            choice("method", "method", "Llama 3", extension.METHODS),
+            linear("dim", "head dim d", 128, 16, 256, 2, even=True),
+            log("base", "base β", 500000.0, 1000.0, 1e7, step=0.05),
+            log(
+                "original_len",
+                "original length",
+                8192,
+                256,
+                131072,
+                log_base=2,
+                step=0.5,
+                integer=True,
+            ),
+            log(
+                "target_len",
+                "target length",
+                65536,
+                256,
+                2**21,
+                log_base=2,
+                step=0.5,
+                integer=True,
+                at_least="original_len",
+            ),
+            linear("beta_slow", "YaRN β_slow", 1.0, 0.25, 8.0, 0.25, decimals=2),
+            linear(
+                "beta_fast", "YaRN β_fast", 32.0, 1.0, 64.0, 1.0, decimals=0, at_least="beta_slow"
+            ),
+            linear("low_freq_factor", "Llama 3 low factor", 1.0, 0.5, 8.0, 0.25, decimals=2),
+            linear(
+                "high_freq_factor",
+                "Llama 3 high factor",
+                4.0,
+                0.5,
+                32.0,
+                0.25,
+                decimals=2,
+                at_least="low_freq_factor",
+            ),
+        ),
+        data=extension.method_explorer_data,
+        readout=readouts.method_explorer_readout,
+        figure="ropelab.plots.extension:draw_method_explorer",
+    )
+
+
 def _lab() -> InteractiveFigure:
     from ..lab import view
 
@@ -323,6 +375,7 @@ _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "spectrum": _spectrum,
     "decay": _decay,
     "calculator": _calculator,
+    "extension_methods": _extension_methods,
     "lab": _lab,
 }
 
@@ -331,7 +384,15 @@ FIGURES = tuple(_BUILDERS)
 
 #: The figures ``ropelab-explore.js`` draws in the browser (its ``KINDS`` table; the drift
 #: check compares the two). The others are live widgets only.
-BROWSER_KINDS = ("rotation2d", "complex_score", "block_matrix", "spectrum", "decay", "calculator")
+BROWSER_KINDS = (
+    "rotation2d",
+    "complex_score",
+    "block_matrix",
+    "spectrum",
+    "decay",
+    "calculator",
+    "extension_methods",
+)
 
 
 def kinds(*, explorable: bool | None = None) -> tuple[str, ...]:

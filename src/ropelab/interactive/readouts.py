@@ -22,6 +22,7 @@ __all__ = [
     "decay_readout",
     "format_number",
     "lab_readout",
+    "method_explorer_readout",
     "rotation_readout",
     "sinusoid_readout",
     "spectrum_readout",
@@ -157,6 +158,23 @@ def calculator_readout(data: Mapping[str, Any]) -> str:
         f"({data['full_period_planes']} planes saw a full period in pre-training), "
         f"T_extra = {data['extra_len']:,.0f}, critical base β0 = {data['critical_base']:,.0f}\n"
         f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, β3 = {beta3:,.0f}"
+    )
+
+
+def method_explorer_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapters 6 and 8: how many planes a method keeps, stretches and interpolates, its
+    attention factor, and the critical dimension of the original length."""
+    before, after = data["wavelength_before"], data["wavelength_after"]
+    return "\n".join(
+        [
+            f"{data['method']}, s = {data['factor']:.4g} ({data['original_len']:,} → "
+            f"{data['target_len']:,} tokens): {data['kept']} planes kept, "
+            f"{data['stretched']} stretched, {data['interpolated']} interpolated",
+            f"attention factor {data['attention_factor']:.4f}; d_extra = "
+            f"{data['critical_dim']} of {data['dim']} at the original length "
+            f"({data['full_period_planes']} planes saw a full period)",
+            f"longest wavelength {format_number(before[-1])} → {format_number(after[-1])} tokens",
+        ]
     )
 
 

@@ -1,11 +1,12 @@
 r"""Figures of chapter 6: extrapolation, context-extension methods and the scaling laws.
 
 Each ``plot_*`` function returns a matplotlib Figure and draws data computed by ``ropelab``;
-where the data take more than one call, a plain function computes them first (tested on its
-own): :func:`extension_configs` and :func:`scaled_frequencies` (the angle-scaling methods, via
-:func:`ropelab.frequencies_from_config`), :func:`dynamic_ntk_comparison` (the sources'
-integer :math:`\alpha_t` against transformers' continuous form) and :func:`critical_split`
-(the score :math:`q_t^\top k_0` split at the critical dimension).
+where the data take more than one call, a function of :mod:`ropelab.extension` computes them
+first (tested on its own): ``extension_configs`` and ``scaled_frequencies`` (the angle-scaling
+methods, via :func:`ropelab.frequencies_from_config`), ``dynamic_ntk_comparison`` (the
+sources' integer :math:`\alpha_t` against transformers' continuous form), ``critical_split``
+(the score :math:`q_t^\top k_0` split at the critical dimension) and
+``method_explorer_data`` (the explorer of the methods).
 
 Sources: Liu et al. 2024, "Scaling Laws of RoPE-based Extrapolation" (arXiv 2310.05209) and
 the papers of each method, named in each docstring.
@@ -13,7 +14,6 @@ the papers of each method, named in each docstring.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,11 +21,17 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
-from .. import decay, scaling
-from .._checks import check_dim, check_finite_array, check_log_base, check_positive
+from .. import scaling
+from .._checks import check_finite_array
 from ..core import inv_freq, wavelengths
+from ..extension import (
+    TWO_PI,
+    critical_split,
+    dynamic_ntk_comparison,
+    llama31_config,
+    scaled_frequencies,
+)
 from ..rope_config import (
-    dynamic_ntk_base,
     frequencies_from_config,
     llama3_bands,
     yarn_attention_factor,
@@ -47,11 +53,7 @@ __all__ = [
     "BAND_COLOURS",
     "METHOD_COLOURS",
     "MODEL_SETTINGS",
-    "critical_split",
-    "dynamic_ntk_comparison",
-    "extension_configs",
-    "illustrative_longrope_factors",
-    "llama31_config",
+    "draw_method_explorer",
     "plot_calculator",
     "plot_critical_split",
     "plot_dynamic_ntk",
@@ -62,8 +64,6 @@ __all__ = [
     "plot_soft_windows",
     "plot_unseen_angles",
     "plot_yarn",
-    "range_exit",
-    "scaled_frequencies",
 ]
 
 #: One colour per angle-scaling method, shared by every figure of chapter 6.
@@ -127,238 +127,6 @@ MODEL_SETTINGS: tuple[dict[str, Any], ...] = (
         "pretrain_base": 500_000.0,
     },
 )
-
-TWO_PI = 2.0 * math.pi
-
-
-# ---------------------------------------------------------------------------------------------
-# Data
-# ---------------------------------------------------------------------------------------------
-
-
-def illustrative_longrope_factors(dim: int, factor: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""Made-up LongRoPE rescale factors with the shape of searched ones (for figures only).
-
-    LongRoPE finds one factor :math:`\lambda_i \ge 1` per plane by an evolutionary search, per
-    model; no formula produces them. For a figure we need numbers of the typical shape, so we
-    take, with :math:`u_i = i/(d/2 - 1)`,
-
-    .. math:: \lambda^{\text{long}}_i = s^{u_i^2}, \qquad \lambda^{\text{short}}_i = (\lambda^{\text{long}}_i)^{1/4}
-
-    (fast planes almost kept, slow planes divided by nearly *s*; the short factors, used up to
-    the original length, stay close to 1). They are not any model's factors.
-    Source of the method: Ding et al. 2024, "LongRoPE". Chapter 6.
-
-    Returns:
-        ``(short_factor, long_factor)``, float64 arrays of shape ``(dim // 2,)``.
-    """
-    dim = check_dim(dim)
-    factor = check_positive(factor, "factor", minimum=1.0, inclusive=True)
-    u = np.linspace(0.0, 1.0, dim // 2)
-    long_factor = factor ** (u**2)
-    return long_factor**0.25, long_factor
-
-
-def extension_configs(
-    dim: int = 128, base: float = 10000.0, train_len: int = 4096, factor: float = 4.0
-) -> dict[str, dict[str, Any]]:
-    r"""transformers-style configs of the angle-scaling methods for one model (chapter 6).
-
-    A model with head dimension *d*, base :math:`\beta` and context :math:`T_\text{train}`
-    extended *s* times:
-
-    * ``"PI (linear)"``: rope type ``linear``, :math:`\theta'_i = \theta_i/s` (Chen et al. 2023;
-      kaiokendev 2023).
-    * ``"NTK-aware"``: rope type ``default`` with base :math:`\beta s^{d/(d-2)}` (bloc97 2023),
-      which divides the slowest plane's frequency by exactly *s* and keeps plane 0.
-    * ``"YaRN"``: rope type ``yarn`` with the original length :math:`T_\text{train}`
-      (Peng et al. 2024).
-    * ``"LongRoPE (short)"`` / ``"LongRoPE (long)"``: rope type ``longrope`` with
-      :func:`illustrative_longrope_factors` (Ding et al. 2024); the short factors apply up to
-      :math:`T_\text{train}`, the long ones beyond (pass ``seq_len`` accordingly).
-
-    Every config has ``max_position_embeddings`` :math:`= s\,T_\text{train}`.
-    """
-    dim = check_dim(dim)
-    base = check_log_base(base)
-    factor = check_positive(factor, "factor", minimum=1.0, inclusive=True)
-    extended = round(factor * train_len)
-    short_factor, long_factor = illustrative_longrope_factors(dim, factor)
-
-    def config(**params: Any) -> dict[str, Any]:
-        return {"head_dim": dim, "max_position_embeddings": extended, "rope_parameters": params}
-
-    longrope = {
-        "rope_type": "longrope",
-        "rope_theta": base,
-        "factor": factor,
-        "original_max_position_embeddings": train_len,
-        "short_factor": short_factor.tolist(),
-        "long_factor": long_factor.tolist(),
-    }
-    return {
-        "PI (linear)": config(rope_type="linear", rope_theta=base, factor=factor),
-        "NTK-aware": config(rope_type="default", rope_theta=base * factor ** (dim / (dim - 2))),
-        "YaRN": config(
-            rope_type="yarn",
-            rope_theta=base,
-            factor=factor,
-            original_max_position_embeddings=train_len,
-        ),
-        "LongRoPE (short)": config(**longrope),
-        "LongRoPE (long)": config(**longrope),
-    }
-
-
-def llama31_config() -> dict[str, Any]:
-    """Llama 3.1's RoPE config (head dim 128, base 500 000, llama3 scaling 8 / 1 / 4 / 8192).
-
-    Source: Meta's released Llama 3.1 ``config.json``; Grattafiori et al. 2024. Chapter 6.
-    """
-    return {
-        "head_dim": 128,
-        "max_position_embeddings": 131072,
-        "rope_parameters": {
-            "rope_type": "llama3",
-            "rope_theta": 500000.0,
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": 8192,
-        },
-    }
-
-
-def scaled_frequencies(
-    dim: int = 128, base: float = 10000.0, train_len: int = 4096, factor: float = 4.0
-) -> dict[str, tuple[np.ndarray, float]]:
-    r"""Every method of :func:`extension_configs` evaluated with :func:`ropelab.frequencies_from_config`.
-
-    Returns, per method, ``(inv_freq, attention_factor)``: the frequencies
-    :math:`\theta'_i` and the factor that scales cos and sin, exactly as transformers
-    computes them. LongRoPE is evaluated at ``seq_len`` :math:`= T_\text{train}` (short
-    factors) and :math:`= s\,T_\text{train}` (long factors). Chapter 6.
-    """
-    configs = extension_configs(dim, base, train_len, factor)
-    lengths = {"LongRoPE (short)": train_len, "LongRoPE (long)": round(factor * train_len)}
-    return {
-        name: frequencies_from_config(config, seq_len=lengths.get(name))
-        for name, config in configs.items()
-    }
-
-
-def dynamic_ntk_comparison(
-    lengths: Any,
-    dim: int = 128,
-    base: float = 10000.0,
-    train_len: int = 4096,
-    factor: float = 2.0,
-) -> dict[str, np.ndarray]:
-    r"""Dynamic NTK two ways: the sources' integer :math:`\alpha_t` and transformers' continuous base.
-
-    * Sources (eq. 7-8 of the scaling-laws explainer, Qwen's implementation):
-      :math:`\beta'_t = \beta\,\alpha_t`, :math:`\alpha_t = \max(1, 2^{\lceil\log_2(t/T)\rceil + 1} - 1)`
-      (:func:`ropelab.scaling.dynamic_ntk_alpha`).
-    * transformers (rope type ``dynamic``, :func:`ropelab.rope_config.dynamic_ntk_base`):
-      :math:`\beta'_t = \beta\,b_t^{d/(d-2)}` with :math:`b_t = s\,t/T - (s - 1)` for
-      :math:`t > T`.
-
-    With :math:`s = 2` the bracket is :math:`b_t = 2t/T - 1`, which equals :math:`\alpha_t` at
-    every :math:`t = 2^k T`: the integer form is the continuous bracket taken at the next
-    power-of-two multiple of *T*, without the exponent :math:`d/(d-2)`.
-
-    The last entries measure what each does to the slowest plane: its largest angle over the
-    first *t* positions, :math:`t\,\theta'_{d/2-1}`, relative to the largest angle it reached in
-    training, :math:`T\,\theta_{d/2-1}`; a value above 1 is an angle the model never saw.
-
-    Returns:
-        dict of float64 arrays over ``lengths``: ``alpha`` (integer form, as float),
-        ``continuous`` (:math:`\beta'_t/\beta` of transformers), ``angle_none``,
-        ``angle_integer``, ``angle_continuous``.
-    """
-    t = check_finite_array(lengths, "lengths")
-    dim = check_dim(dim)
-    base = check_log_base(base)
-    alpha = np.asarray(scaling.dynamic_ntk_alpha(t, train_len), dtype=np.float64)
-    config = {
-        "head_dim": dim,
-        "max_position_embeddings": int(train_len),
-        "rope_parameters": {"rope_type": "dynamic", "rope_theta": base, "factor": factor},
-    }
-    continuous = np.array(
-        [dynamic_ntk_base(base, dim, factor, int(x), int(train_len)) / base for x in t.ravel()]
-    ).reshape(t.shape)
-    slowest_continuous = np.array(
-        [frequencies_from_config(config, seq_len=int(x))[0][-1] for x in t.ravel()]
-    ).reshape(t.shape)
-    slowest = inv_freq(dim, base)[-1]
-    slowest_integer = (base * alpha) ** (-(dim - 2) / dim)
-    reached = train_len * slowest
-    return {
-        "alpha": alpha,
-        "continuous": continuous,
-        "angle_none": t * slowest / reached,
-        "angle_integer": t * slowest_integer / reached,
-        "angle_continuous": t * slowest_continuous / reached,
-    }
-
-
-def critical_split(
-    positions: Any, q: Any, k: Any, d_extra: int, base: float = 10000.0
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""The score :math:`q_t^\top k_0` split at the critical dimension (eq. 11 of the explainer).
-
-    .. math::
-        q_t^\top k_0 = \underbrace{\sum_{n < d_\text{extra}/2} \operatorname{Re}\big[\tilde q^{(n)}
-        \tilde k^{(n)*} e^{\mathrm{i} t\theta_n}\big]}_{\text{first } d_\text{extra} \text{ dims}}
-        + \underbrace{\sum_{n \ge d_\text{extra}/2} \cdots}_{\text{last } d - d_\text{extra} \text{ dims}}
-
-    for a query *q* at position *t* and a key *k* at position 0 (interleaved layout, so the
-    first :math:`d_\text{extra}` coordinates are the first :math:`d_\text{extra}/2` planes).
-    Both parts come from :func:`ropelab.decay.pair_score`. Chapter 6.
-
-    Returns:
-        ``(first, last)``: float64 arrays with the shape of ``positions``.
-    """
-    q = check_finite_array(q, "q")
-    k = check_finite_array(k, "k")
-    dim = check_dim(q.size, "len(q)")
-    d_extra = check_dim(d_extra, "d_extra")
-    if d_extra >= dim:
-        raise ValueError(f"d_extra must be < len(q) = {dim} to split the score, got {d_extra}")
-    theta = inv_freq(dim, base)
-    half = d_extra // 2
-    first = decay.pair_score(positions, q[:d_extra], k[:d_extra], inv_freq=theta[:half])
-    last = decay.pair_score(positions, q[d_extra:], k[d_extra:], inv_freq=theta[half:])
-    return first, last
-
-
-def range_exit(positions: Any, values: Any, train_len: float) -> dict[str, float]:
-    r"""Does a score leave, past :math:`T_\text{train}`, the range it had within it?
-
-    With :math:`[\ell, h] = [\min_{t \le T} v_t, \max_{t \le T} v_t]`, returns ``low`` (ℓ),
-    ``high`` (*h*), ``beyond_low`` and ``beyond_high`` (min and max over :math:`t > T`) and
-    ``outside``, the fraction of positions :math:`t > T` with :math:`v_t \notin [\ell, h]`.
-    Chapter 6 applies it to the two parts of :func:`critical_split`.
-    """
-    t = check_finite_array(positions, "positions")
-    v = check_finite_array(values, "values")
-    if t.shape != v.shape or t.ndim != 1:
-        raise ValueError(
-            f"positions and values must be 1-D of equal length, got {t.shape} and {v.shape}"
-        )
-    train_len = check_positive(train_len, "train_len")
-    seen, beyond = v[t <= train_len], v[t > train_len]
-    if seen.size == 0 or beyond.size == 0:
-        raise ValueError("positions must include values both <= train_len and > train_len")
-    low, high = float(seen.min()), float(seen.max())
-    return {
-        "low": low,
-        "high": high,
-        "beyond_low": float(beyond.min()),
-        "beyond_high": float(beyond.max()),
-        "outside": float(np.mean((beyond < low) | (beyond > high))),
-    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -889,4 +657,55 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
     bottom.set_yticks(range(len(names)))
     bottom.set_yticklabels(names, fontsize=7)
     bottom.set_xlabel("plane i   (bands: light kept, orange partly changed, red divided by s)")
+    return fig
+
+
+def draw_method_explorer(data: Mapping[str, Any]) -> Figure:
+    r"""The explorer of the context-extension methods, drawn from
+    :func:`ropelab.extension.method_explorer_data` (chapters 6 and 8).
+
+    Top: every plane's wavelength before (grey) and after the method (dots coloured by band:
+    kept, stretched, interpolated), against the original and the target length, with the
+    critical dimension of the original length dashed. Bottom: the bands as a strip.
+    """
+    fig, (top, bottom) = new_figure(
+        1, 2, height=4.6, gridspec_kw={"height_ratios": [3.2, 0.6]}, sharex=True
+    )
+    planes = np.asarray(data["planes"])
+    band = np.asarray(data["band"])
+    top.semilogy(planes, data["wavelength_before"], color=NEUTRAL, lw=1.2, label="before")
+    names = ("kept", "stretched", "interpolated")
+    for value, name in enumerate(names):
+        chosen = band == value
+        if chosen.any():
+            top.semilogy(
+                planes[chosen],
+                np.asarray(data["wavelength_after"])[chosen],
+                "o",
+                ms=3.5,
+                color=BAND_COLOURS[value] if value else QUERY,
+                label=f"after: {name} ({int(chosen.sum())})",
+            )
+    for length, text, style in (
+        (data["original_len"], "original length", "--"),
+        (data["target_len"], "target length", ":"),
+    ):
+        top.axhline(length, color=KEY, ls=style, lw=1.0)
+        top.text(0.5, length * 1.15, f"{text} {length:,}", color=KEY, fontsize=8)
+    boundary = data["critical_dim"] / 2 - 0.5
+    top.axvline(boundary, color=NEUTRAL, ls="--", lw=0.9)
+    top.set_ylabel("wavelength (tokens)")
+    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    top.set_title(
+        f"{data['method']}: s = {data['factor']:.4g}, attention factor "
+        f"{data['attention_factor']:.3f}, d_extra = {data['critical_dim']}",
+        fontsize=10,
+    )
+    colours = ListedColormap(["#dddddd", BAND_COLOURS[1], BAND_COLOURS[2]])
+    bottom.imshow(
+        band[None, :], aspect="auto", cmap=colours, vmin=0, vmax=2,
+        extent=(-0.5, len(planes) - 0.5, 0, 1),
+    )  # fmt: skip
+    bottom.set_yticks([])
+    bottom.set_xlabel("plane index i")
     return fig
