@@ -25,6 +25,7 @@ CHAPTERS = {
     "spectrum": "notebooks/04_theta_spectrum.html",
     "decay": "notebooks/05_long_range_decay.html",
     "calculator": "notebooks/06_scaling_laws.html",
+    "extension_methods": "notebooks/08_rope_in_practice.html",
 }
 
 READ = """kind => {
