@@ -123,4 +123,3 @@ def _follow(floor: Any, follower: Any, control: Control) -> None:
 
     floor.observe(move, names="value")
     move({"new": floor.value})
-
