@@ -53,6 +53,10 @@ WAIT_FOR_MATH_JS = """async () => {
     if (document.fonts && document.fonts.ready) { await document.fonts.ready; }
 }"""
 
+#: Two animation frames: media-query listeners (ropelab-print.js) and resize handlers have run.
+NEXT_FRAMES_JS = """() => new Promise(done =>
+    requestAnimationFrame(() => requestAnimationFrame(() => done())))"""
+
 #: Open every collapsed block (solutions, hidden code) as a reader who clicks them would.
 EXPAND_JS = """() => {
     document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
@@ -61,7 +65,7 @@ EXPAND_JS = """() => {
     document.querySelectorAll('details').forEach(d => { d.open = true; });
 }"""
 
-PROBE_JS = r"""() => {
+PROBE_JS = r"""(options) => {
     const article = document.querySelector('article.bd-article') || document.body;
     const shown = el => el.isConnected && el.getClientRects().length > 0
         && el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
@@ -227,7 +231,7 @@ PROBE_JS = r"""() => {
         + '.cell_input, .cell_output, .MathJax, mjx-assistive-mml, .math';
     const texLeft = [];
     const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let n = options.prose ? walker.nextNode() : null; n; n = walker.nextNode()) {
         const p = n.parentElement;
         if (!p || p.closest(skip) || !shown(p)) { continue; }
         const t = n.textContent;
@@ -257,6 +261,7 @@ PROBE_JS = r"""() => {
             > document.documentElement.clientWidth + 1,
         equations, code, figures, bareImages, explorables, exercises, solutions, numrefs,
         texLeft, chrome: [...new Set(chrome)], hidden,
+        doubled: article.innerText.match(/\b(Exercise|Figure|Table|Equation)\s+\1\b/g) || [],
     };
 }"""
 
@@ -272,32 +277,50 @@ def measure_page(
     page: Any,
     widths: tuple[int, ...] = WIDTHS,
     screenshot: Any = None,
+    screenshots: frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, Any]]:
-    """Every view of an already loaded page: ``{"1280-screen": probe, "768-print": probe, …}``.
+    """Every view of a loaded page at ``widths[0]``: ``{"1280-screen": probe, "768-print": …}``.
 
-    Print is measured first, with every block as the page left it (solutions must print open
-    without a click); then every collapsed block is opened and the screen views are measured.
-    ``screenshot(page, width, media)``, when given, is called in each view before measuring.
+    ``screenshot(page, width, media)`` is called in each view named in ``screenshots``
+    ("1280-screen", "390-print", …) before anything on the page is opened. Print is measured
+    next, with every block as the page left it (solutions must print open without a click);
+    then every collapsed block is opened and the screen views are measured, narrowest first
+    (the order costs the fewest relayouts). The prose is searched for TeX in the first view only.
     """
     page.evaluate(WAIT_FOR_MATH_JS)
-    views: dict[str, dict[str, Any]] = {}
-    for media in ("print", "screen"):
-        page.emulate_media(media=media)
-        if media == "screen" and screenshot is not None:
-            for width in widths:
-                page.set_viewport_size({"width": width, "height": HEIGHT})
-                page.wait_for_timeout(50)
-                screenshot(page, width, media)
-        if media == "screen":
-            page.evaluate(EXPAND_JS)
-        for width in widths:
+    current = {"width": widths[0]}
+
+    def resize(width: int) -> None:
+        if width != current["width"]:
             page.set_viewport_size({"width": width, "height": HEIGHT})
-            page.wait_for_timeout(50)
-            if media == "print" and screenshot is not None:
-                screenshot(page, width, media)
-            views[f"{width}-{media}"] = page.evaluate(PROBE_JS)
-    page.emulate_media(media="screen")
-    return views
+            page.evaluate(NEXT_FRAMES_JS)
+            current["width"] = width
+
+    def emulate(media: str) -> None:
+        page.emulate_media(media=media)
+        page.evaluate(NEXT_FRAMES_JS)
+
+    def probe(width: int, media: str) -> dict[str, Any]:
+        return page.evaluate(PROBE_JS, {"prose": width == widths[0] and media == "screen"})
+
+    if screenshot is not None:
+        for width in widths:
+            if f"{width}-screen" in screenshots:
+                resize(width)
+                screenshot(page, width, "screen")
+    views: dict[str, dict[str, Any]] = {}
+    emulate("print")
+    for width in sorted(widths, key=lambda w: abs(w - current["width"])):
+        resize(width)
+        if screenshot is not None and f"{width}-print" in screenshots:
+            screenshot(page, width, "print")
+        views[f"{width}-print"] = probe(width, "print")
+    emulate("screen")
+    page.evaluate(EXPAND_JS)
+    for width in sorted(widths, key=lambda w: abs(w - current["width"])):
+        resize(width)
+        views[f"{width}-screen"] = probe(width, "screen")
+    return {f"{w}-{m}": views[f"{w}-{m}"] for m in MEDIA for w in widths}
 
 
 def chapter_pages(site: Path) -> list[str]:

@@ -4,7 +4,9 @@ For each page: it loads; no console error, page error or failed request; no requ
 the machine; every equation is typeset by the site's own MathJax; every image loads; every
 internal link points at a file that exists (and at an anchor that exists on that page). A
 screenshot of each chapter is saved to ``_build/screenshots/`` and the page weight (the HTML
-plus every local file the browser fetched for it) to ``_build/page_weight.json``.
+plus every local file the browser fetched for it) to ``_build/page_weight.json``. Each page is
+loaded once for this file, test_layout.py and test_print.py (the ``visit`` fixture); the log
+covers the whole visit, print media and every width included.
 """
 
 from __future__ import annotations
@@ -26,14 +28,9 @@ def local_path(url: str) -> Path:
 
 
 @pytest.mark.parametrize("relative", PAGES)
-def test_page_works_offline(open_page, screenshots_dir, relative):
-    page, log = open_page(relative)
-    page.wait_for_load_state("networkidle")
-    # MathJax (loaded only on pages with math) resolves this promise once it has typeset.
-    page.evaluate(
-        "async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)"
-        " { await MathJax.startup.promise; } }"
-    )
+def test_page_works_offline(visit, relative):
+    seen = visit(relative)
+    log, content = seen.log, seen.content
 
     assert log.external_requests == [], f"{relative} asked the network for {log.external_requests}"
     assert log.failed_requests == [], f"{relative}: failed requests {log.failed_requests}"
@@ -41,30 +38,14 @@ def test_page_works_offline(open_page, screenshots_dir, relative):
     assert log.console_errors == [], f"{relative}: console errors {log.console_errors}"
 
     # Equations: every math node became a MathJax container, and no raw TeX delimiters remain.
-    math = page.evaluate(
-        """() => ({
-            pending: document.querySelectorAll('.math:not(:has(mjx-container))').length,
-            typeset: document.querySelectorAll('mjx-container').length,
-            raw: [...document.querySelectorAll('article p, article li, article td')]
-                   .map(e => e.innerText).filter(t => /\\\\\\(|\\\\\\[|\\$\\$/.test(t)).slice(0, 3),
-        })"""
-    )
-    assert math["pending"] == 0, f"{relative}: {math['pending']} equations left untypeset"
-    assert math["raw"] == [], f"{relative}: raw TeX on the page: {math['raw']}"
+    assert content["pending"] == 0, f"{relative}: {content['pending']} equations left untypeset"
+    assert content["raw"] == [], f"{relative}: raw TeX on the page: {content['raw']}"
 
     # Images: all loaded with real pixels.
-    broken = page.evaluate(
-        "() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
-        ".map(i => i.getAttribute('src'))"
-    )
-    assert broken == [], f"{relative}: images that did not load: {broken}"
+    assert content["broken"] == [], f"{relative}: images that did not load: {content['broken']}"
 
     # Internal links: the target file exists, and so does the anchor on it.
-    links = page.evaluate(
-        "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
-        ".filter(h => h.startsWith('file://'))"
-    )
-    for href in links:
+    for href in content["links"]:
         target = local_path(href)
         assert target.exists(), f"{relative} links to a missing file {target}"
         fragment = urlparse(href).fragment
@@ -72,18 +53,12 @@ def test_page_works_offline(open_page, screenshots_dir, relative):
             html = target.read_text(encoding="utf-8")
             assert f'id="{unquote(fragment)}"' in html, f"{relative} links to a missing #{fragment}"
 
-    fetched = {page.url, *log.finished_requests}
+    fetched = {seen.url, *log.finished_requests}
     WEIGHTS[relative] = sum(
         local_path(u).stat().st_size
         for u in fetched
         if u.startswith("file://") and local_path(u).is_file()
     )
-    if (
-        relative.startswith("notebooks/")
-        or relative.startswith("book/")
-        or relative == "index.html"
-    ):
-        page.screenshot(path=str(screenshots_dir / f"{Path(relative).stem}.png"), full_page=True)
 
 
 def test_every_chapter_page_is_in_the_site():
@@ -93,7 +68,7 @@ def test_every_chapter_page_is_in_the_site():
         assert f"notebooks/{stem}.html" in PAGES
 
 
-def test_page_weight_report(screenshots_dir):
+def test_page_weight_report():
     """Writes the weights measured above (runs after them: pytest keeps file order)."""
     assert WEIGHTS, "the page tests measured nothing"
     total = sum(f.stat().st_size for f in SITE.rglob("*") if f.is_file())
