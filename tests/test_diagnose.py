@@ -326,6 +326,14 @@ def test_frequencies_off_by_a_few_percent_without_a_law_are_frequencies():
     assert "none of the usual formulas" in diagnosis.findings[0].message
 
 
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_two_dimensions_have_one_pairing(layout):
+    # for d = 2 both layouts pair (0, 1): never a pairing finding
+    assert diagnose_rope(zoo.numpy_pairwise, layout=layout, dim=2).ok
+    wrong = diagnose_rope(zoo.numpy_rotate_half_wrong_sign, layout=layout, dim=2)
+    assert wrong.codes == ["direction"]
+
+
 def test_scaled_table_is_not_orthogonal_with_its_factor():
     diagnosis = diagnose_rope(lambda x, p: 1.25 * zoo.numpy_rotate_half(x, p), layout="half")
     assert diagnosis.codes == ["not_orthogonal"]
@@ -425,6 +433,7 @@ def test_the_other_layout_is_pairing_for_any_dim(dim, layout):
         ({"dim": 0}, "dim"),
         ({"dim": -4}, "dim"),
         ({"dim": 2.5}, "dim"),
+        ({"dim": 2048}, "dim"),
         ({"base": 0.0}, "base"),
         ({"base": -10.0}, "base"),
         ({"base": float("nan")}, "base"),

@@ -61,8 +61,12 @@ class Structure:
     table: tuple[str, ...] = ()
 
 
-def coupling_pairs(matrices: np.ndarray) -> tuple[str, list[tuple[int, int]]]:
-    """Which coordinates each output mixes, from the non-zero pattern of the matrices."""
+def coupling_pairs(
+    matrices: np.ndarray, prefer: str = "interleaved"
+) -> tuple[str, list[tuple[int, int]]]:
+    """Which coordinates each output mixes, from the non-zero pattern of the matrices.
+
+    For d = 2 both layouts pair (0, 1); ``prefer`` names the one reported then."""
     dim = matrices.shape[-1]
     magnitude = np.abs(matrices).sum(axis=0)
     off = magnitude.copy()
@@ -74,16 +78,17 @@ def coupling_pairs(matrices: np.ndarray) -> tuple[str, list[tuple[int, int]]]:
     if any(p.size != 1 for p in partners):
         return "general", []
     pairs = sorted({(min(r, int(p[0])), max(r, int(p[0]))) for r, p in enumerate(partners)})
-    for layout in ("interleaved", "half"):
+    for layout in (prefer, other_layout(prefer)):
         first, second = layout_pairs(dim, layout)
         if set(zip(first.tolist(), second.tolist(), strict=True)) == set(pairs):
             return layout, [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
     return "other", pairs
 
 
-def read_structure(matrices: np.ndarray) -> Structure:
-    """The pairing and per-coordinate table of matrices ``(K, d, d)`` (finite ones only)."""
-    pairing, pairs = coupling_pairs(matrices)
+def read_structure(matrices: np.ndarray, prefer: str = "interleaved") -> Structure:
+    """The pairing and per-coordinate table of matrices ``(K, d, d)`` (finite ones only);
+    ``prefer``: the layout reported when both fit (d = 2)."""
+    pairing, pairs = coupling_pairs(matrices, prefer)
     if pairing in ("diagonal", "general"):
         return Structure(pairing, pairs)
     dim = matrices.shape[-1]
@@ -96,7 +101,9 @@ def read_structure(matrices: np.ndarray) -> Structure:
     angles = np.arctan2(sin, cos)
     amplitudes = np.hypot(sin, cos)
     table = tuple(
-        layout for layout in ("interleaved", "half") if _repeats_as(angles, amplitudes, layout)
+        layout
+        for layout in (prefer, other_layout(prefer))
+        if _repeats_as(angles, amplitudes, layout)
     )
     return Structure(pairing, pairs, angles, amplitudes, table)
 
