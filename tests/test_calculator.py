@@ -23,7 +23,7 @@ def test_default_state_is_llama2_with_base_one_million():
     assert data["d_extra"] == 92 and data["full_period_planes"] == 46
     assert data["extra_len"] == pytest.approx(TWO_PI * 1e6 ** (92 / 128), rel=1e-12)
     assert round(data["extra_len"]) == 129027
-    assert data["regime"] == "larger base"
+    assert data["regime"] == "β > β0: bound = T_extra"
     assert data["supported_length"] == pytest.approx(data["extra_len"])
     assert data["critical_base"] == pytest.approx(10000.0)
     assert [round(b) for b in data["thresholds"]] == [2608, 1304, 652]
@@ -37,11 +37,11 @@ def test_default_state_is_llama2_with_base_one_million():
 @pytest.mark.parametrize(
     ("base", "regime", "supported"),
     [
-        (500.0, "every plane sees a full period", None),
-        (10000.0, "smaller base", 16384),
-        (60000.0, "smaller base", 16384),
-        (80000.0, "larger base", TWO_PI * 80000.0 ** (92 / 128)),
-        (1e6, "larger base", TWO_PI * 1e6 ** (92 / 128)),
+        (500.0, "d'_extra = d: no hard bound (conjecture)", None),
+        (10000.0, "β ≤ β0: bound = T_tune", 16384),
+        (60000.0, "β ≤ β0: bound = T_tune", 16384),
+        (80000.0, "β > β0: bound = T_extra", TWO_PI * 80000.0 ** (92 / 128)),
+        (1e6, "β > β0: bound = T_extra", TWO_PI * 1e6 ** (92 / 128)),
     ],
 )
 def test_theorem3_at_16k(base, regime, supported):
@@ -69,6 +69,12 @@ def test_bands_agree_with_the_frequencies_transformers_computes(dim, base, tune_
     data = calc.calculator_data(dim, 4096, base, tune_len)
     theta = 1.0 / base ** (np.arange(0, dim, 2) / dim)
     factor = 4.0
+    # the original length of the methods: the length the fine-tuned model is reliable to,
+    # T_extra above the critical base (written out here), T_tune otherwise
+    beta0 = 1e4 ** (math.log(tune_len / TWO_PI) / math.log(4096 / TWO_PI))
+    d_extra = 2 * math.ceil(dim / 2 * math.log(4096 / TWO_PI) / math.log(1e4))
+    original = round(TWO_PI * base ** (d_extra / dim)) if base > beta0 else tune_len
+    tune_len = original
     configs = {
         "PI": {"rope_type": "linear", "factor": factor},
         "YaRN": {
@@ -124,3 +130,48 @@ def test_another_pretraining_base():
     np.testing.assert_allclose(
         data["pretrain_wavelengths"], TWO_PI * 500000.0 ** (2 * np.arange(64) / 128)
     )
+
+
+# --- issue 12: the calculator's original length and its wording ---------------------------
+
+
+def test_extensions_start_from_t_extra_not_t_tune():
+    # LLaMA 2 fine-tuned at 4,096 with base 10^6 is reliable to T_extra = 129,027 (plane 46's
+    # new wavelength); YaRN and Llama 3 on top of it must start there, not at 4,096
+    data = calc.calculator_data(128, 4096, 1e6, 4096)
+    t_extra = TWO_PI * 1e6 ** (92 / 128)
+    assert calc.extension_original_len(data["supported_length"], 4096) == round(t_extra)
+    wavelength = TWO_PI * 1e6 ** (2 * np.arange(64) / 128)
+    # Llama 3 divides by s the planes longer than L / f_low = L (f_low = 1): only plane 46 on
+    # would be, from 129,027; from T_tune = 4,096 planes 31-63 would be (the wrong variant)
+    scaled = np.flatnonzero(data["bands"]["Llama 3"] == 2)
+    assert scaled.tolist() == np.flatnonzero(wavelength > round(t_extra)).tolist()
+    # planes 0-45 saw full periods in pre-training, plane 46's wavelength is T_extra itself
+    # (one period within it): none of them is divided by s
+    assert round(t_extra) == 129027 and scaled[0] == 47
+    assert np.flatnonzero(wavelength > 4096)[0] == 31  # what T_tune would have divided
+    assert np.all(data["bands"]["YaRN"][:46] < 2)
+
+
+def test_extension_original_len_in_each_regime():
+    assert calc.extension_original_len(129027.3, 4096) == 129027
+    assert calc.extension_original_len(16384.0, 16384) == 16384
+    assert calc.extension_original_len(None, 16384) == 16384  # no bound predicted: T_tune
+    with pytest.raises(ValueError, match="tune_len"):
+        calc.extension_original_len(None, -1.0)
+
+
+def test_readout_says_where_extensions_start_and_calls_no_bound_a_conjecture():
+    from ropelab.interactive.readouts import calculator_readout
+
+    text = calculator_readout(calc.calculator_data(128, 4096, 1e6, 4096))
+    assert text.splitlines()[0] == "regime: β > β0: bound = T_extra"
+    assert "T_extra = 129,027 tokens, not T_tune = 4,096" in text
+    small = calculator_readout(calc.calculator_data(128, 4096, 500.0, 16384))
+    assert "no hard bound (a conjecture of the source)" in small
+    assert "T_tune = 16,384 tokens (no bound is predicted)" in small
+    below = calculator_readout(calc.calculator_data(128, 4096, 1e4, 16384))
+    assert below.splitlines()[0] == "regime: β ≤ β0: bound = T_tune"
+    assert "smaller base" not in below and "larger base" not in text
+    for readout in (text, small, below):
+        assert max(len(line) for line in readout.splitlines()) <= 79

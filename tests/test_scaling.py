@@ -128,7 +128,7 @@ def test_xpos_zeta_and_decay():
 
 def test_predict_larger_base():
     p = scaling.predict(128, 4096, 1e6)
-    assert p.regime == "larger base"
+    assert p.regime == "β > β0: bound = T_extra"
     assert p.d_extra == 92
     assert p.supported_length == pytest.approx(scaling.extrapolation_bound(1e6, 128, 4096))
     assert "Theorem 2" in p.reason
@@ -136,7 +136,7 @@ def test_predict_larger_base():
 
 def test_predict_pretrained_model_supports_its_training_length():
     p = scaling.predict(128, 4096, 10000.0)
-    assert p.regime == "smaller base"
+    assert p.regime == "β ≤ β0: bound = T_tune"
     assert p.supported_length == 4096
     assert p.d_extra == 92
 
@@ -144,15 +144,15 @@ def test_predict_pretrained_model_supports_its_training_length():
 def test_predict_16k_fine_tune_around_the_critical_base():
     above = scaling.predict(128, 4096, 80000.0, tune_len=16384)
     below = scaling.predict(128, 4096, 60000.0, tune_len=16384)
-    assert above.regime == "larger base" and above.supported_length > 16384
-    assert below.regime == "smaller base" and below.supported_length == 16384
+    assert above.regime == "β > β0: bound = T_extra" and above.supported_length > 16384
+    assert below.regime == "β ≤ β0: bound = T_tune" and below.supported_length == 16384
     assert round(above.critical_base) == 71738
 
 
 def test_predict_small_base_has_no_hard_bound():
     p = scaling.predict(128, 4096, 500.0)
-    assert p.regime == "every plane sees a full period"
-    assert p.supported_length is None and p.supported == "no hard bound"
+    assert p.regime == "d'_extra = d: no hard bound (conjecture)"
+    assert p.supported_length is None and p.supported == "no hard bound (conjecture)"
     assert p.d_extra == 128
 
 
@@ -185,3 +185,69 @@ def test_predict_d_extra_is_capped_and_grows_as_base_shrinks():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- issue 12: the two inverses of Theorem 2, the jump at β0, the wording of predict ----------
+
+
+def test_the_two_inverses_of_theorem2_for_100k_and_128k():
+    # written out here: the book's inverse uses the ceiled d_extra = 92 of eq. 13,
+    # the source's eq. 15 the exponent without the ceiling, 1 / log_10000(4096/2π)
+    x = math.log(4096 / (2 * math.pi)) / math.log(10000.0)  # 0.70355, d_extra/d unceiled
+    d_extra = 2 * math.ceil(64 * x)
+    assert d_extra == 92
+    for target, ceiled, unceiled in [(100_000, 701_472, 938_327), (131_072, 1_022_122, None)]:
+        mine = scaling.base_for_extrapolation(target, 128, 4096)
+        source = scaling.base_for_extrapolation_eq15(target, 4096)
+        assert mine == pytest.approx((target / (2 * math.pi)) ** (128 / d_extra), rel=1e-12)
+        assert source == pytest.approx((target / (2 * math.pi)) ** (1 / x), rel=1e-12)
+        assert round(mine) == ceiled
+        if unceiled is not None:
+            assert round(source) == unceiled
+        assert source > mine  # the unceiled exponent 1/x > 128/92: a larger base
+    # "about 1.02M and 1.38M" for 131,072 tokens
+    assert 1.37e6 < scaling.base_for_extrapolation_eq15(131_072, 4096) < 1.39e6
+
+
+def test_eq15_is_the_critical_base_formula_and_does_not_invert_eq14():
+    for target in (32_768, 100_000):
+        source = scaling.base_for_extrapolation_eq15(target, 4096)
+        assert source == pytest.approx(scaling.critical_base(4096, target), rel=1e-12)
+        # put back into Theorem 2 (eq. 14, ceiled), it overshoots the target
+        assert scaling.extrapolation_bound(source, 128, 4096) > 1.05 * target
+        mine = scaling.base_for_extrapolation(target, 128, 4096)
+        assert scaling.extrapolation_bound(mine, 128, 4096) == pytest.approx(target, rel=1e-12)
+    # the base for a 32K bound: 148,544 (ceiled) against 192,144 (eq. 15 = β0 at 32K)
+    assert round(scaling.base_for_extrapolation(32_768, 128, 4096)) == 148_544
+    assert round(scaling.base_for_extrapolation_eq15(32_768, 4096)) == 192_144
+
+
+def test_the_supported_length_jumps_at_the_critical_base():
+    beta0 = 10000.0 ** (math.log(16384 / (2 * math.pi)) / math.log(4096 / (2 * math.pi)))
+    assert round(beta0) == 71_738
+    jump_to = 2 * math.pi * beta0 ** (92 / 128)  # eq. 16b at β0, ceiled exponent
+    assert round(jump_to) == 19_420
+    at = scaling.predict(128, 4096, beta0, tune_len=16384)
+    above = scaling.predict(128, 4096, beta0 * (1 + 1e-12), tune_len=16384)
+    assert at.supported_length == 16384
+    assert above.supported_length == pytest.approx(jump_to, rel=1e-9)
+    # with the unceiled exponent of eq. 16a there would be no jump: T_extra(β0) = T_tune
+    x = math.log(4096 / (2 * math.pi)) / math.log(10000.0)
+    assert 2 * math.pi * beta0**x == pytest.approx(16384, rel=1e-12)
+
+
+def test_predict_names_each_regime_and_calls_no_hard_bound_a_conjecture():
+    larger = scaling.predict(128, 4096, 1e6, tune_len=16384)
+    smaller = scaling.predict(128, 4096, 4e4, tune_len=16384)
+    tiny = scaling.predict(128, 4096, 500.0, tune_len=16384)
+    assert larger.regime == scaling.REGIME_LARGER_BASE == "β > β0: bound = T_extra"
+    assert smaller.regime == scaling.REGIME_SMALLER_BASE == "β ≤ β0: bound = T_tune"
+    assert tiny.regime == scaling.REGIME_EVERY_PLANE
+    assert "conjecture" in tiny.regime and "conjecture" in tiny.supported
+    assert "conjecture" in tiny.reason and "Theorem 1)" not in tiny.reason
+    # LLaMA 2 at 10,000 and Llama 3 at 500,000 are at β = β0: no "smaller base" label
+    assert scaling.predict(128, 4096, 1e4).regime == "β ≤ β0: bound = T_tune"
+    llama3 = scaling.predict(128, 8192, 5e5, pretrain_base=5e5)
+    assert llama3.regime == "β ≤ β0: bound = T_tune" and llama3.supported_length == 8192
+    # Theorem 1 as the paper states it: every smaller base improves; below β1 it accelerates
+    assert "accelerate" in smaller.reason

@@ -17,7 +17,7 @@ from ._checks import check_dim, check_log_base, check_positive, check_train_len
 from .core import wavelengths
 from .rope_config import llama3_bands, yarn_ramp
 
-__all__ = ["PRETRAIN_BASE", "calculator_data"]
+__all__ = ["PRETRAIN_BASE", "calculator_data", "extension_original_len"]
 
 #: Per plane: kept, partly changed, divided by the factor s (the method bands).
 _KEPT, _PARTLY, _SCALED = 0, 1, 2
@@ -25,6 +25,27 @@ _KEPT, _PARTLY, _SCALED = 0, 1, 2
 
 #: The pre-training base the scaling laws assume (LLaMA 2's).
 PRETRAIN_BASE = 10000.0
+
+
+def extension_original_len(supported_length: float | None, tune_len: float) -> int:
+    r"""The original length a context-extension method takes when it extends the fine-tuned model.
+
+    Chapter 6's lesson from the scaling laws: a method applied on top of a fine-tuned model
+    starts from the length that model is reliable to, where it used :math:`T_\text{train}`
+    before. That is the supported length of Theorem 3 (:func:`ropelab.scaling.predict`):
+    :math:`T_\text{extra}` above the critical base, :math:`T_\text{tune}` at or below it, and
+    :math:`T_\text{tune}` again where no bound is predicted (every plane completes a period
+    within :math:`T_\text{tune}`; the model is reliable to at least that). Using
+    :math:`T_\text{tune}` above the critical base is the "wrong" variant of the paper's
+    Figure 11 (dynamic NTK with the training length).
+
+    Returns:
+        the length in whole tokens (rounded to the nearest integer).
+    """
+    tune_len = check_positive(tune_len, "tune_len")
+    if supported_length is None:
+        return round(tune_len)
+    return round(check_positive(supported_length, "supported_length"))
 
 
 def _bands(dim: int, base: float, original: int) -> dict[str, np.ndarray]:
@@ -72,8 +93,11 @@ def calculator_data(
       rest partly), YaRN (ramp weight 0 / between / 1, :func:`ropelab.rope_config.yarn_ramp`)
       and Llama 3 (bands high / medium / low with factors 1 and 4,
       :func:`ropelab.rope_config.llama3_bands`): what each method would change to extend the
-      fine-tuned model further, so with base β and original length :math:`T_\text{tune}`
-      (rounded to an integer). They do not depend on the factor *s*.
+      fine-tuned model further, so with base β and, as original length, the length the
+      fine-tuned model is reliable to (:func:`extension_original_len`: :math:`T_\text{extra}`
+      above the critical base, :math:`T_\text{tune}` otherwise), as chapter 6 teaches; with
+      :math:`T_\text{tune}` the strip would divide planes the model handles. They do not
+      depend on the factor *s*.
 
     Source: Liu et al. 2024, "Scaling Laws of RoPE-based Extrapolation", Theorems 1-3.
     Chapter 6.
@@ -114,5 +138,5 @@ def calculator_data(
         "effective_d_extra": prediction.d_extra,
         "supported_length": prediction.supported_length,
         "thresholds": scaling.small_base_thresholds(tune_len),
-        "bands": _bands(dim, base, round(tune_len)),
+        "bands": _bands(dim, base, extension_original_len(prediction.supported_length, tune_len)),
     }

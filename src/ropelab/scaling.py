@@ -26,8 +26,12 @@ from ._checks import (
 from .core import wavelengths
 
 __all__ = [
+    "REGIME_EVERY_PLANE",
+    "REGIME_LARGER_BASE",
+    "REGIME_SMALLER_BASE",
     "Prediction",
     "base_for_extrapolation",
+    "base_for_extrapolation_eq15",
     "critical_base",
     "critical_dim",
     "dynamic_ntk_alpha",
@@ -42,6 +46,13 @@ __all__ = [
 ]
 
 TWO_PI = 2.0 * math.pi
+
+#: The regimes of Theorem 3 (:func:`predict`), named by what they mean.
+REGIME_LARGER_BASE = "β > β0: bound = T_extra"
+REGIME_SMALLER_BASE = "β ≤ β0: bound = T_tune"
+#: Every plane completes a period within T_tune: the source conjectures near-unbounded
+#: extrapolation here; it is not one of its theorems.
+REGIME_EVERY_PLANE = "d'_extra = d: no hard bound (conjecture)"
 
 
 def _scalar_or_array(values: np.ndarray) -> Any:
@@ -135,9 +146,15 @@ def extrapolation_bound(
 def base_for_extrapolation(
     target_len: Any, dim: int, train_len: float, pretrain_base: float = 10000.0
 ) -> Any:
-    r"""The inverse of Theorem 2 (eq. 15): the base whose bound :math:`T_\text{extra}` is ``target_len``.
+    r"""The inverse of Theorem 2 as the book computes it: the base whose bound is ``target_len``.
 
-    .. math:: \beta = \left(\frac{T_\text{extra}}{2\pi}\right)^{d/d_\text{extra}}
+    .. math:: \beta = \left(\frac{T}{2\pi}\right)^{d/d_\text{extra}}
+
+    with the *ceiled* critical dimension of eq. 13 (92 for LLaMA 2), so that
+    ``extrapolation_bound(base_for_extrapolation(T)) == T``. The source's own inverse (eq. 15)
+    uses the exponent without the ceiling and gives a larger base:
+    :func:`base_for_extrapolation_eq15`. For a 100K target: 701,472 here, 938,327 there
+    (chapter 6).
 
     Args:
         target_len: the wanted context length, > 2π (scalar or array).
@@ -145,6 +162,35 @@ def base_for_extrapolation(
     target = _check_train_lens(target_len, "target_len")
     d_extra = critical_dim(dim, train_len, check_log_base(pretrain_base, "pretrain_base"))
     return _scalar_or_array((target / TWO_PI) ** (dim / d_extra))
+
+
+def base_for_extrapolation_eq15(
+    target_len: Any, train_len: float, pretrain_base: float = 10000.0
+) -> Any:
+    r"""The source's inverse of Theorem 2 (eq. 15): the smallest base for a context of ``target_len``.
+
+    .. math:: \beta = 10000^{\log_{T_\text{train}/2\pi}(T/2\pi)}
+        = \left(\frac{T}{2\pi}\right)^{1/\log_{10000}(T_\text{train}/2\pi)}
+
+    The exponent is :math:`1/\log_{10000}(T_\text{train}/2\pi) = d/x` with the unrounded
+    plane count :math:`x = d\log_{10000}(T_\text{train}/2\pi)` (90.05 for LLaMA 2), where
+    Theorem 2 (eq. 14) uses the ceiled :math:`d_\text{extra} = 92`; the two are not inverse to
+    each other, and this base is larger than :func:`base_for_extrapolation`'s (for LLaMA 2:
+    938,327 against 701,472 for 100K tokens). It is the formula of the critical base (eq.
+    16a) with :math:`T_\text{tune}` replaced by the target, so it does not depend on *d*.
+
+    Source: Liu et al. 2024, "Scaling Laws of RoPE-based Extrapolation", eq. 15. Chapter 6.
+
+    Args:
+        target_len: the wanted context length, > 2π (scalar or array).
+        train_len: :math:`T_\text{train} > 2\pi`.
+        pretrain_base: the pre-training base, > 1.
+    """
+    target = _check_train_lens(target_len, "target_len")
+    t_train = _check_train_lens(train_len, "train_len")
+    pretrain = check_log_base(pretrain_base, "pretrain_base")
+    exponent = np.log(target / TWO_PI) / np.log(t_train / TWO_PI)
+    return _scalar_or_array(pretrain**exponent)
 
 
 def critical_base(train_len: Any, tune_len: Any, pretrain_base: float = 10000.0) -> Any:
@@ -155,6 +201,12 @@ def critical_base(train_len: Any, tune_len: Any, pretrain_base: float = 10000.0)
     The base at which the planes that saw a full period in :math:`T_\text{train}` with base
     10000 see exactly a full period in :math:`T_\text{tune}`; fine-tuning at
     :math:`T_\text{tune}` with β = β0 extrapolates worst. LLaMA 2 at 16K: 71738.
+
+    The same formula with :math:`T_\text{tune}` replaced by a wanted length is the source's
+    inverse of Theorem 2 (eq. 15, :func:`base_for_extrapolation_eq15`). Its exponent is not
+    ceiled, while Theorem 2's :math:`T_\text{extra}` (eq. 16b) uses the ceiled
+    :math:`d_\text{extra}`: :func:`predict` therefore jumps at β0, from :math:`T_\text{tune}`
+    to :math:`2\pi\beta_0^{d_\text{extra}/d}` (16,384 to 19,420 for LLaMA 2 at 16K).
 
     Returns:
         float64 scalar or array.
@@ -171,9 +223,12 @@ def small_base_thresholds(train_len: float) -> tuple[float, float, float]:
 
     .. math:: \beta_1 = \frac{2T}{\pi},\quad \beta_2 = \frac{T}{\pi},\quad \beta_3 = \frac{T}{2\pi}
 
-    Below :math:`\beta_1`, :math:`\beta_2`, :math:`\beta_3` every plane's angle sweeps at least
-    :math:`\pi/2`, :math:`\pi`, :math:`2\pi` within *T* (eq. 10), and extrapolation improves
-    in jumps. LLaMA 2 (T = 4096): 2608, 1304, 652 after rounding.
+    Theorem 1 says that fine-tuning at *T* with *any* base below 10000 improves extrapolation;
+    these thresholds mark where the improvement accelerates. Below :math:`\beta_1`,
+    :math:`\beta_2`, :math:`\beta_3` every plane's angle sweeps at least :math:`\pi/2`,
+    :math:`\pi`, :math:`2\pi` within *T* (eq. 10, taken in the limit of the slowest plane, so
+    the conditions are sufficient with a margin). LLaMA 2 (T = 4096): 2608, 1304, 652 after
+    rounding. Chapter 6.
 
     Returns:
         ``(beta_1, beta_2, beta_3)`` as exact Python floats (not rounded).
@@ -263,9 +318,13 @@ class Prediction:
     """What Theorem 3 predicts for a fine-tuned RoPE model (see :func:`predict`).
 
     Attributes:
-        regime: ``"larger base"``, ``"smaller base"`` or ``"every plane sees a full period"``.
+        regime: :data:`REGIME_LARGER_BASE` (``"β > β0: bound = T_extra"``),
+            :data:`REGIME_SMALLER_BASE` (``"β ≤ β0: bound = T_tune"``) or
+            :data:`REGIME_EVERY_PLANE` (``"d'_extra = d: no hard bound (conjecture)"``).
         d_extra: the critical dimension that governs extrapolation (capped at *d*).
-        supported_length: the predicted supported context in tokens, or ``None`` for no hard bound.
+        supported_length: the predicted supported context in tokens, or ``None`` where every
+            plane completes a period within :math:`T_\\text{tune}` and the source conjectures
+            that there is no hard bound.
         critical_base: :math:`\\beta_0` for this :math:`T_\\text{train}` and :math:`T_\\text{tune}`.
         reason: the argument in words.
     """
@@ -278,9 +337,9 @@ class Prediction:
 
     @property
     def supported(self) -> str:
-        """The supported length as text: a number of tokens or ``"no hard bound"``."""
+        """The supported length as text: a number of tokens or ``"no hard bound (conjecture)"``."""
         if self.supported_length is None:
-            return "no hard bound"
+            return "no hard bound (conjecture)"
         return f"{self.supported_length:.0f}"
 
 
@@ -297,14 +356,23 @@ def predict(
     base β at :math:`T_\text{tune}` (default :math:`T_\text{train}`). With
     :math:`\beta_0` = :func:`critical_base`:
 
-    * β > β0 (*larger base*): the bound is :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}`
-      with the pre-training critical dimension (eq. 16b).
-    * β ≤ β0 (*smaller base*): the bound is :math:`T_\text{tune}`; the critical dimension grows
-      to :math:`d'_\text{extra} = 2\lceil \frac d2 \log_\beta \frac{T_\text{tune}}{2\pi}\rceil`
-      (eq. 16c), and every base below the thresholds of Theorem 1 (computed with
-      :math:`T_\text{tune}`) makes the loss rise more slowly past it.
-    * :math:`d'_\text{extra} = d` (*every plane sees a full period*): no hard bound. Because of
-      the ceiling this starts slightly above :math:`\beta_3 = T_\text{tune}/2\pi`.
+    * β > β0 (:data:`REGIME_LARGER_BASE`): the bound is
+      :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` with the pre-training critical
+      dimension (eq. 16b).
+    * β ≤ β0 (:data:`REGIME_SMALLER_BASE`): the bound is :math:`T_\text{tune}`; the critical
+      dimension grows to :math:`d'_\text{extra} = 2\lceil \frac d2 \log_\beta
+      \frac{T_\text{tune}}{2\pi}\rceil` (eq. 16c), and bases below the thresholds of
+      Theorem 1 (computed with :math:`T_\text{tune}`) make the loss rise more slowly past it.
+    * :math:`d'_\text{extra} = d` (:data:`REGIME_EVERY_PLANE`): every plane completes a period
+      within :math:`T_\text{tune}`. The source *conjectures* that such a model extrapolates
+      almost without limit; no theorem bounds it, so the prediction is ``None``, "no hard
+      bound (conjecture)". Because of the ceiling this starts slightly above
+      :math:`\beta_3 = T_\text{tune}/2\pi`.
+
+    At :math:`\beta_0` the prediction jumps: eq. 16a defines :math:`\beta_0` with the unceiled
+    exponent, eq. 16b uses the ceiled :math:`d_\text{extra}`, so just above :math:`\beta_0`
+    the bound is :math:`2\pi\beta_0^{d_\text{extra}/d}` (19,420 for LLaMA 2 at 16K), not
+    :math:`T_\text{tune}` (16,384).
 
     With β = 10000 and :math:`T_\text{tune} = T_\text{train}` (the pre-trained model itself) this
     gives :math:`T_\text{train}`.
@@ -337,26 +405,29 @@ def predict(
             f"2π·{base:g}^({d_extra}/{dim}) = {bound:.0f} tokens, past which the remaining "
             "dimensions meet unseen angles (Theorem 2)."
         )
-        return Prediction("larger base", d_extra, bound, beta0, reason)
+        return Prediction(REGIME_LARGER_BASE, d_extra, bound, beta0, reason)
 
     d_extra = int(critical_dim(dim, tune_len, base))
     beta1, beta2, beta3 = small_base_thresholds(tune_len)
     if d_extra == dim:
         reason = (
             f"base {base:g} is so small that every plane completes a full period within "
-            f"{tune_len:g} tokens (β3 = T_tune/2π = {beta3:.0f}); no dimension meets an unseen "
-            "angle, so there is no hard bound: the loss rises slowly with length (Theorem 1)."
+            f"{tune_len:g} tokens (β3 = T_tune/2π = {beta3:.0f}): no dimension meets an unseen "
+            "angle. No theorem bounds such a model; the source conjectures that it extrapolates "
+            "almost without limit, the loss rising slowly with length (a conjecture, not a "
+            "result)."
         )
-        return Prediction("every plane sees a full period", dim, None, beta0, reason)
+        return Prediction(REGIME_EVERY_PLANE, dim, None, beta0, reason)
     passed = [name for name, b in (("β1", beta1), ("β2", beta2), ("β3", beta3)) if base <= b]
     progress = (
-        f"it is below {', '.join(passed)} of Theorem 1, which flattens the loss past that length"
+        f"it is below {', '.join(passed)} of Theorem 1, where the improvement past that "
+        "length accelerates"
         if passed
-        else f"below β1 = {beta1:.0f} the loss past that length would rise more slowly"
+        else f"below β1 = {beta1:.0f} the improvement past that length would accelerate"
     )
     reason = (
         f"base {base:g} <= critical base {beta0:.0f}: the bound is the fine-tuning length "
         f"{tune_len:g}, with {d_extra} of {dim} dimensions seeing full periods there; {progress} "
         "(Theorem 3)."
     )
-    return Prediction("smaller base", d_extra, tune_len, beta0, reason)
+    return Prediction(REGIME_SMALLER_BASE, d_extra, tune_len, beta0, reason)

@@ -73,14 +73,19 @@
     return [(2 * length) / Math.PI, length / Math.PI, length / TWO_PI];
   }
 
+  // The regimes of Theorem 3, named by what they mean (ropelab.scaling.REGIME_*).
+  const REGIME_LARGER_BASE = 'β > β0: bound = T_extra';
+  const REGIME_SMALLER_BASE = 'β ≤ β0: bound = T_tune';
+  const REGIME_EVERY_PLANE = "d'_extra = d: no hard bound (conjecture)";
+
   // Theorem 3 (ropelab.scaling.predict): above β0 the bound is T_extra; at or below it the
-  // bound is T_tune with d'_extra = critical_dim(d, T_tune, β), and no hard bound once
-  // d'_extra = d (every plane completes a period within T_tune).
+  // bound is T_tune with d'_extra = critical_dim(d, T_tune, β), and no bound is predicted once
+  // d'_extra = d (every plane completes a period within T_tune: the source's conjecture).
   function predict(dim, trainLen, base, tuneLen, pretrainBase) {
     const beta0 = criticalBase(trainLen, tuneLen, pretrainBase);
     if (base > beta0) {
       return {
-        regime: 'larger base',
+        regime: REGIME_LARGER_BASE,
         d_extra: criticalDim(dim, trainLen, pretrainBase),
         supported_length: extrapolationBound(base, dim, trainLen, pretrainBase),
         critical_base: beta0,
@@ -89,13 +94,13 @@
     const dExtra = criticalDim(dim, tuneLen, base);
     if (dExtra === dim) {
       return {
-        regime: 'every plane sees a full period',
+        regime: REGIME_EVERY_PLANE,
         d_extra: dim,
         supported_length: null,
         critical_base: beta0,
       };
     }
-    return { regime: 'smaller base', d_extra: dExtra, supported_length: tuneLen, critical_base: beta0 };
+    return { regime: REGIME_SMALLER_BASE, d_extra: dExtra, supported_length: tuneLen, critical_base: beta0 };
   }
 
   // r_k = ⌊M^(k/(N−1)) + ½⌋, k = 0 .. N−1, the last one set to M, duplicates removed, sorted
@@ -638,12 +643,28 @@
 
   function calculatorReadout(d) {
     const grouped = (x) => fmtF(x, 0, { comma: true });
-    const supported = d.supported_length === null ? 'no hard bound' : `${grouped(d.supported_length)} tokens`;
+    const tune = grouped(d.tune_len);
+    let supported;
+    let original;
+    if (d.supported_length === null) {
+      supported = 'no hard bound (a conjecture of the source)';
+      original = `T_tune = ${tune} tokens (no bound is predicted)`;
+    } else if (d.regime === REGIME_LARGER_BASE) {
+      supported = `${grouped(d.supported_length)} tokens`;
+      original = `T_extra = ${grouped(d.supported_length)} tokens, not T_tune = ${tune}`;
+    } else {
+      supported = `${grouped(d.supported_length)} tokens`;
+      original = `T_tune = ${tune} tokens`;
+    }
     const t = d.thresholds.map(grouped);
     return [
-      `regime: ${d.regime}  |  supported length (prediction): ${supported}`,
-      `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training), T_extra = ${grouped(d.extra_len)}, critical base β0 = ${grouped(d.critical_base)}`,
+      `regime: ${d.regime}`,
+      `supported length (prediction): ${supported}`,
+      `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training)`,
+      `Theorem 2's T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}; critical base β0 = ${grouped(d.critical_base)}`,
       `Theorem 1 thresholds at T_tune: β1 = ${t[0]}, β2 = ${t[1]}, β3 = ${t[2]}`,
+      'extending it further, YaRN and Llama 3 start from the length the model',
+      `is reliable to: ${original}`,
     ].join('\n');
   }
 
@@ -1297,7 +1318,7 @@
     if (d.tune_len !== d.train_len) {
       refs.push({ value: d.tune_len, text: `T_{tune} = ${formatNumber(d.tune_len)}`, color: COLOURS.text, dash: '2 3' });
     }
-    if (d.regime === 'larger base') {
+    if (d.regime === REGIME_LARGER_BASE) {
       refs.push({ value: d.extra_len, text: `T_{extra} = ${formatNumber(d.extra_len)}`, color: COLOURS.accent });
     }
     const domain = logDomain(d.wavelengths.concat(d.pretrain_wavelengths, refs.map((r) => r.value)), 0.04);
@@ -1318,9 +1339,10 @@
     // The wavelengths grow with i, so the left of the panel stays clear above the first planes.
     lineLabels(p, refs, 'left');
 
-    const bound = d.supported_length === null ? 'no hard bound' : `supported ${formatNumber(d.supported_length)} tokens`;
+    const bound = d.supported_length === null ? '' : ` = ${formatNumber(d.supported_length)} tokens`;
     text(svg, WIDTH / 2, 20, `d = ${d.dim}, T_{train} = ${formatNumber(d.train_len)}, base ${formatNumber(d.base)}, T_{tune} = ${formatNumber(d.tune_len)}`, { anchor: 'middle', size: 14 });
-    text(svg, WIDTH / 2, 42, `${d.regime}: ${bound}`, { anchor: 'middle', size: 15, weight: 600 });
+    const regime = d.regime.replace(/T_(extra|tune)/, 'T_{$1}').replace('β0', 'β_{0}');
+    text(svg, WIDTH / 2, 42, `${regime}${bound}`, { anchor: 'middle', size: 15, weight: 600 });
     text(svg, WIDTH / 2, 62, `critical base β_{0} = ${formatNumber(d.critical_base)}, critical dimension ${d.effective_d_extra} of ${d.dim}`, { anchor: 'middle', size: 14 });
     legend(svg, 70, 416, [
       { text: 'base 10,000 (pre-training)', color: COLOURS.neutral, width: 1.3 },

@@ -148,16 +148,37 @@ def decay_readout(data: Mapping[str, Any]) -> str:
 
 def calculator_readout(data: Mapping[str, Any]) -> str:
     r"""Chapter 6: the regime and supported length of Theorem 3, :math:`d_\text{extra}`,
-    :math:`T_\text{extra}`, the critical base and Theorem 1's thresholds."""
+    :math:`T_\text{extra}`, the critical base, Theorem 1's thresholds, and the original length
+    an extension method takes on top of the fine-tuned model (the supported length: the model
+    is reliable to it; :func:`ropelab.calculator.extension_original_len`). No hard bound is
+    called what the source calls it, a conjecture. Lines of at most 79 characters."""
+    from ..scaling import REGIME_LARGER_BASE
+
     supported = data["supported_length"]
-    supported = "no hard bound" if supported is None else f"{supported:,.0f} tokens"
+    tune = f"{data['tune_len']:,.0f}"
     beta1, beta2, beta3 = data["thresholds"]
-    return (
-        f"regime: {data['regime']}  |  supported length (prediction): {supported}\n"
-        f"d_extra = {data['d_extra']} of {data['dim']} dims "
-        f"({data['full_period_planes']} planes saw a full period in pre-training), "
-        f"T_extra = {data['extra_len']:,.0f}, critical base β0 = {data['critical_base']:,.0f}\n"
-        f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, β3 = {beta3:,.0f}"
+    if supported is None:
+        supported_text = "no hard bound (a conjecture of the source)"
+        original = f"T_tune = {tune} tokens (no bound is predicted)"
+    elif data["regime"] == REGIME_LARGER_BASE:
+        supported_text = f"{supported:,.0f} tokens"
+        original = f"T_extra = {supported:,.0f} tokens, not T_tune = {tune}"
+    else:
+        supported_text = f"{supported:,.0f} tokens"
+        original = f"T_tune = {tune} tokens"
+    return "\n".join(
+        [
+            f"regime: {data['regime']}",
+            f"supported length (prediction): {supported_text}",
+            f"d_extra = {data['d_extra']} of {data['dim']} dims "
+            f"({data['full_period_planes']} planes saw a full period in pre-training)",
+            f"Theorem 2's T_extra = 2π·β^(d_extra/d) = {data['extra_len']:,.0f}; "
+            f"critical base β0 = {data['critical_base']:,.0f}",
+            f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, "
+            f"β3 = {beta3:,.0f}",
+            "extending it further, YaRN and Llama 3 start from the length the model",
+            f"is reliable to: {original}",
+        ]
     )
 
 

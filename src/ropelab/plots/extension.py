@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 
 from .. import scaling
 from .._checks import check_finite_array
+from ..calculator import extension_original_len
 from ..core import inv_freq, wavelengths
 from ..extension import (
     TWO_PI,
@@ -582,7 +583,9 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
     10 000 in grey; lines at :math:`T_\text{train}`, :math:`T_\text{tune}` and, in the
     larger-base regime, :math:`T_\text{extra}`. Bottom: which planes PI, NTK, YaRN and Llama 3
     keep, change partly or divide by *s* when extending the fine-tuned model (base β, original
-    length :math:`T_\text{tune}`). Chapter 6.
+    length the supported length, :func:`ropelab.calculator.extension_original_len`:
+    :math:`T_\text{extra}` above the critical base, :math:`T_\text{tune}` otherwise).
+    Chapter 6.
     """
     fig, (top, bottom) = new_figure(
         1, 2, height=4.6, gridspec_kw={"height_ratios": [3.2, 1.0]}, sharex=True
@@ -621,7 +624,7 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
     lines = [(data["train_len"], r"$T_\text{train}$", "black", "--")]
     if data["tune_len"] != data["train_len"]:
         lines.append((data["tune_len"], r"$T_\text{tune}$", "black", ":"))
-    if data["regime"] == "larger base":
+    if data["regime"] == scaling.REGIME_LARGER_BASE:
         lines.append((data["extra_len"], r"$T_\text{extra}$", ACCENT, "-"))
     for value, label, colour, style in lines:
         top.axhline(value, color=colour, ls=style, lw=1)
@@ -635,10 +638,10 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
         )
     top.set_ylabel("wavelength (tokens)")
     supported = data["supported_length"]
-    supported_text = "no hard bound" if supported is None else f"{supported:,.0f} tokens"
+    supported_text = "" if supported is None else f" = {supported:,.0f} tokens"
     top.set_title(
         f"d = {data['dim']}, T_train = {data['train_len']:,.0f}, base {base}, "
-        f"T_tune = {data['tune_len']:,.0f}\n{data['regime']}: supported {supported_text} "
+        f"T_tune = {data['tune_len']:,.0f}\n{data['regime']}{supported_text} "
         f"(β0 = {data['critical_base']:,.0f}, critical dimension {data['effective_d_extra']})",
         fontsize=9,
     )
@@ -656,7 +659,13 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
     )
     bottom.set_yticks(range(len(names)))
     bottom.set_yticklabels(names, fontsize=7)
-    bottom.set_xlabel("plane i   (bands: light kept, orange partly changed, red divided by s)")
+    original = extension_original_len(supported, data["tune_len"])
+    bottom.set_title(
+        f"extending it further from L = {original:,} tokens, the length it is reliable to "
+        "(light: kept, orange: partly changed, red: divided by s)",
+        fontsize=8,
+    )
+    bottom.set_xlabel("plane i")
     return fig
 
 
