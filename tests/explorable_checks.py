@@ -19,7 +19,9 @@ def assert_same(js: dict[str, Any], py: dict[str, Any], where: str) -> None:
         want = np.asarray(expected)
         got = np.asarray(actual)
         assert got.shape == want.shape, f"{where}: {key} has shape {got.shape}, not {want.shape}"
-        if want.dtype.kind in "biu":
+        if want.dtype.kind in "US":  # lists of names
+            assert got.tolist() == want.tolist(), f"{where}: {key} is {actual}, not {expected}"
+        elif want.dtype.kind in "biu":
             assert got.dtype.kind == want.dtype.kind, (
                 f"{where}: {key} is {got.dtype}, not {want.dtype}"
             )

@@ -217,6 +217,7 @@ FORMULAS = [
     "illustrativeLongropeFactors",
     "longropeAttentionFactor",
     "methodFrequencies",
+    "multiaxisOnesScore",
 ]
 
 PERTURB = """

@@ -174,6 +174,7 @@ def test_registry():
         "decay",
         "calculator",
         "extension_methods",
+        "multiaxis",
         "lab",
     )
     assert kinds(explorable=True) == BROWSER_KINDS

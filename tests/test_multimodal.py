@@ -217,3 +217,20 @@ def test_multiaxis_ones_score_rotates_the_all_ones_vectors():
         query = apply_multiaxis_rope(ones, offset[None], theta, axes)
         expected.append(float(query[0] @ key[0]))
     np.testing.assert_allclose(multiaxis_ones_score(offsets, theta, axes), expected, atol=1e-12)
+
+
+def test_explorer_data_sections_and_an_empty_axis():
+    from ropelab.multimodal import multiaxis_explorer_data
+
+    data = multiaxis_explorer_data("sections", 16, 100, 0, 0, 0, 2, 3, 4)
+    assert data["sections"] == [16, 48, 0] and data["planes_per_axis"] == [16, 48, 0]
+    # no width plane: the width offset changes nothing
+    moved = multiaxis_explorer_data("sections", 16, 100, 0, 0, 0, 2, 3, 30)
+    assert moved["score"] == data["score"]
+    theta = inv_freq(128, 1e6)
+    expected = 2 * (np.cos(2 * theta[:16]).sum() + np.cos(3 * theta[16:]).sum())
+    assert data["score"] == pytest.approx(expected, rel=1e-13)
+    axial = multiaxis_explorer_data("axial", 16, 24, 9, 1, 2, 9, 4, 7)
+    assert axial["axis_names"] == ["row", "col"] and axial["position_b"] == [4.0, 7.0]
+    with pytest.raises(ValueError, match="n_axes must be at least 3"):
+        multiaxis_angles([[1.0, 2.0]], inv_freq(8), plane_axes_sections([1, 2, 1]), n_axes=2)

@@ -55,6 +55,7 @@ __all__ = [
     "axial_frequencies",
     "largest_angle",
     "multiaxis_angles",
+    "multiaxis_explorer_data",
     "multiaxis_ones_score",
     "multiaxis_state",
     "plane_axes",
@@ -164,13 +165,17 @@ def _positions(positions: Any, n_axes: int) -> np.ndarray:
     return pos
 
 
-def multiaxis_angles(positions: Any, theta: Any, axes: Any) -> np.ndarray:
+def multiaxis_angles(
+    positions: Any, theta: Any, axes: Any, n_axes: int | None = None
+) -> np.ndarray:
     r"""The angle of every plane, :math:`\phi_i(P) = P_{a(i)}\theta_i`.
 
     Args:
         positions: ``(..., n_axes)``; the coordinates of each token.
         theta: the frequencies, ``(n_planes,)``.
         axes: the axis of every plane, ``(n_planes,)`` (from :func:`plane_axes`).
+        n_axes: how many coordinates a position has; by default one more than the largest
+            axis a plane uses (give it when an axis may have no plane, as a section of 0).
 
     Returns:
         float64 ``(..., n_planes)``.
@@ -184,7 +189,11 @@ def multiaxis_angles(positions: Any, theta: Any, axes: Any) -> np.ndarray:
         )
     if axes.size and axes.min() < 0:
         raise ValueError("axes must be >= 0")
-    n_axes = int(axes.max()) + 1 if axes.size else 1
+    used = int(axes.max()) + 1 if axes.size else 1
+    if n_axes is None:
+        n_axes = used
+    elif check_count(n_axes, "n_axes") < used:
+        raise ValueError(f"n_axes must be at least {used}, the axes the planes use; got {n_axes}")
     pos = _positions(positions, n_axes)
     return pos[..., axes] * theta
 
@@ -317,14 +326,16 @@ class MultiAxisState:
         return out
 
 
-def multiaxis_ones_score(offsets: Any, theta: Any, axes: Any) -> np.ndarray:
+def multiaxis_ones_score(
+    offsets: Any, theta: Any, axes: Any, n_axes: int | None = None
+) -> np.ndarray:
     r"""The all-ones score at offset vectors :math:`\Delta`: :math:`\sum_i 2\cos(\Delta_{a(i)}\theta_i)`.
 
     Chapter 5's :math:`q = k = \mathbf 1` experiment in several dimensions (each plane
     contributes :math:`2\cos` of its own angle). ``offsets`` has shape ``(..., n_axes)``;
     the result has shape ``offsets.shape[:-1]``.
     """
-    return 2.0 * np.cos(multiaxis_angles(offsets, theta, axes)).sum(axis=-1)
+    return 2.0 * np.cos(multiaxis_angles(offsets, theta, axes, n_axes)).sum(axis=-1)
 
 
 def multiaxis_state(
@@ -378,8 +389,8 @@ def multiaxis_state(
         angle_b=b[axes] * theta,
         relative_angle=(b - a)[axes] * theta,
         offsets=offsets,
-        axis_scores=multiaxis_ones_score(along, theta, axes),
-        score=float(multiaxis_ones_score(b - a, theta, axes)),
+        axis_scores=multiaxis_ones_score(along, theta, axes, n_axes),
+        score=float(multiaxis_ones_score(b - a, theta, axes, n_axes)),
     )
 
 
@@ -396,3 +407,52 @@ def largest_angle(theta: Any, axes: Any, axis: int, extent: float) -> float:
     if chosen.size == 0:
         raise ValueError(f"axis must have at least one plane, axis {axis} has none")
     return float(extent * chosen.max())
+
+
+def multiaxis_explorer_data(
+    allocation: str,
+    t_planes: int,
+    h_planes: int,
+    t_a: int,
+    h_a: int,
+    w_a: int,
+    t_b: int,
+    h_b: int,
+    w_b: int,
+    head_dim: int = 128,
+    base: float = 1_000_000.0,
+    max_offset: int = 32,
+) -> dict[str, Any]:
+    r"""The data of chapter 9's explorer of 2D and multimodal RoPE, from its controls.
+
+    The sections are ``(t_planes, h, w)`` with :math:`h = \min(h_\text{planes}, d/2 - t)` and
+    :math:`w = d/2 - t - h` (the three add up to the head's *d*/2 planes; a slider that asks
+    for more than is left gets what is left). The two tokens sit at :math:`(t, h, w)` =
+    ``(t_a, h_a, w_a)`` and ``(t_b, h_b, w_b)``; the axial scheme reads only the height and
+    width as row and column. Everything else is :func:`multiaxis_state`.
+
+    Returns:
+        :meth:`MultiAxisState.to_dict` plus ``sections`` (the three counts used) and
+        ``planes_per_axis`` (how many planes each axis has under the allocation).
+    """
+    planes = check_dim(head_dim, "head_dim") // 2
+    t = min(check_count(t_planes, "t_planes", minimum=0), planes)
+    h = min(check_count(h_planes, "h_planes", minimum=0), planes - t)
+    sections = (t, h, planes - t - h)
+    if allocation == "axial":
+        position_a, position_b = (h_a, w_a), (h_b, w_b)
+    else:
+        position_a, position_b = (t_a, h_a, w_a), (t_b, h_b, w_b)
+    state = multiaxis_state(
+        allocation,
+        sections,
+        position_a,
+        position_b,
+        head_dim=head_dim,
+        base=base,
+        max_offset=max_offset,
+    )
+    data = state.to_dict()
+    data["sections"] = list(sections)
+    data["planes_per_axis"] = [int(np.sum(state.axes == a)) for a in range(len(state.axis_names))]
+    return data

@@ -26,6 +26,7 @@ CHAPTERS = {
     "decay": "notebooks/05_long_range_decay.html",
     "calculator": "notebooks/06_scaling_laws.html",
     "extension_methods": "notebooks/08_rope_in_practice.html",
+    "multiaxis": "notebooks/09_beyond_the_sources.html",
 }
 
 READ = """kind => {

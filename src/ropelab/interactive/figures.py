@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from .. import core, decay, extension, positions, rotation2d, spectrum
+from .. import core, decay, extension, multimodal, positions, rotation2d, spectrum
 from ..calculator import PRETRAIN_BASE, calculator_data
 from . import readouts
 from .controls import Control, choice, clamp, linear, log
@@ -340,6 +340,31 @@ def _extension_methods() -> InteractiveFigure:
     )
 
 
+def _multiaxis() -> InteractiveFigure:
+    planes = {"low": 0, "high": 64, "step": 1, "integer": True}
+    position = {"low": 0, "high": 32, "step": 1, "integer": True}
+    return InteractiveFigure(
+        kind="multiaxis",
+        chapter="9",
+        title="2D and multimodal RoPE: each plane's axis and angle, and the score's offsets",
+        controls=(
+            choice("allocation", "allocation", "sections", multimodal.ALLOCATIONS),
+            linear("t_planes", "time planes", 16, **planes),
+            linear("h_planes", "height planes", 24, **planes),
+            linear("t_a", "token a: time", 0, **position),
+            linear("h_a", "token a: height (row)", 0, **position),
+            linear("w_a", "token a: width (column)", 0, **position),
+            linear("t_b", "token b: time", 0, **position),
+            linear("h_b", "token b: height (row)", 3, **position),
+            linear("w_b", "token b: width (column)", 5, **position),
+        ),
+        data=multimodal.multiaxis_explorer_data,
+        readout=readouts.multiaxis_readout,
+        figure="ropelab.plots.beyond:draw_multiaxis",
+        constants={"head_dim": 128, "base": 1_000_000.0, "max_offset": 32},
+    )
+
+
 def _lab() -> InteractiveFigure:
     from ..lab import view
 
@@ -376,6 +401,7 @@ _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "decay": _decay,
     "calculator": _calculator,
     "extension_methods": _extension_methods,
+    "multiaxis": _multiaxis,
     "lab": _lab,
 }
 
@@ -392,6 +418,7 @@ BROWSER_KINDS = (
     "decay",
     "calculator",
     "extension_methods",
+    "multiaxis",
 )
 
 

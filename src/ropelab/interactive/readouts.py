@@ -23,6 +23,7 @@ __all__ = [
     "format_number",
     "lab_readout",
     "method_explorer_readout",
+    "multiaxis_readout",
     "rotation_readout",
     "sinusoid_readout",
     "spectrum_readout",
@@ -195,6 +196,31 @@ def method_explorer_readout(data: Mapping[str, Any]) -> str:
             f"{data['critical_dim']} of {data['dim']} at the original length "
             f"({data['full_period_planes']} planes saw a full period)",
             f"longest wavelength {format_number(before[-1])} → {format_number(after[-1])} tokens",
+        ]
+    )
+
+
+def multiaxis_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 9: how the planes are shared among the axes, the two positions and their
+    offset, the all-ones score at that offset and the plane that turns most."""
+    names = data["axis_names"]
+
+    def point(values: Any) -> str:
+        return "(" + ", ".join(f"{n} {v:g}" for n, v in zip(names, values, strict=True)) + ")"
+
+    offset = [b - a for a, b in zip(data["position_a"], data["position_b"], strict=True)]
+    turns = [abs(x) for x in data["relative_angle"]]
+    widest = max(range(len(turns)), key=lambda i: (turns[i], -i))
+    share = ", ".join(f"{n} {c}" for n, c in zip(names, data["planes_per_axis"], strict=True))
+    return "\n".join(
+        [
+            f"{data['allocation']} allocation: planes per axis {share}",
+            f"a = {point(data['position_a'])}, b = {point(data['position_b'])}, "
+            f"offset {point(offset)}",
+            f"all-ones score at the offset {data['score']:.3f} "
+            f"(it is {2 * len(turns)} at offset 0)",
+            f"widest turn {turns[widest]:.3f} rad: plane {widest}, "
+            f"axis {names[data['axes'][widest]]}",
         ]
     )
 

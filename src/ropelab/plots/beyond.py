@@ -22,6 +22,7 @@ from .style import ACCENT, DIVERGING, KEY, NEUTRAL, QUERY, new_figure
 __all__ = [
     "AXIS_COLOURS",
     "SERIES_COLOURS",
+    "draw_multiaxis",
     "plot_axis_allocations",
     "plot_base_bound",
     "plot_cache_sizes",
@@ -388,4 +389,37 @@ def plot_base_bound(
     ax.legend(fontsize=7, loc="upper left")
     if title:
         ax.set_title(title, fontsize=9)
+    return fig
+
+
+def draw_multiaxis(data: Mapping[str, Any]) -> Figure:
+    r"""Chapter 9's explorer of 2D and multimodal RoPE, drawn from
+    :func:`ropelab.multimodal.multiaxis_explorer_data`.
+
+    Left: each plane's turn between the two tokens, :math:`(b - a)_{a(i)}\theta_i`, coloured
+    by the plane's axis. Right: the all-ones score against an offset along one axis at a time
+    (one curve per axis), the offset's own components marked.
+    """
+    names = list(data["axis_names"])
+    axes = np.asarray(data["axes"])
+    turn = np.asarray(data["relative_angle"])
+    fig, (left, right) = new_figure(2, height=3.6)
+    planes = np.arange(axes.size)
+    for a, name in enumerate(names):
+        chosen = axes == a
+        left.bar(planes[chosen], turn[chosen], width=0.8, color=AXIS_COLOURS[a], label=name)
+    left.axhline(0.0, color=NEUTRAL, lw=0.6)
+    left.set_xlabel("plane index i")
+    left.set_ylabel(r"turn $(b - a)_{a(i)}\,\theta_i$ (rad)")
+    left.legend(fontsize=8, title="axis", title_fontsize=8)
+    offsets = np.asarray(data["offsets"])
+    scores = np.asarray(data["axis_scores"])
+    offset = np.asarray(data["position_b"]) - np.asarray(data["position_a"])
+    for a, name in enumerate(names):
+        right.plot(offsets, scores[a], color=AXIS_COLOURS[a], lw=1.4, label=f"along {name}")
+        right.axvline(offset[a], color=AXIS_COLOURS[a], ls=":", lw=1.0)
+    right.set_xlabel("offset along one axis (positions)")
+    right.set_ylabel("all-ones score")
+    right.legend(fontsize=8)
+    fig.suptitle(f"{data['allocation']}: score at the offset {data['score']:.3f}", fontsize=11)
     return fig
