@@ -113,3 +113,86 @@ def test_bad_input():
         method_config("ALiBi", 64, 10000.0, 4096, 8192)
     with pytest.raises(ValueError, match="target_len must be >= original_len = 4096"):
         method_config("PI", 64, 10000.0, 4096, 2048)
+
+
+# --- issue 12: Qwen's dynamic NTK, and YaRN's ramp as the paper writes it ---------------------
+
+
+class _QwenTranscription:
+    """Qwen's dynamic NTK, transcribed from its released ``modeling_qwen.py`` (Qwen-7B;
+    ``QWenModel.get_ntk_alpha`` and ``RotaryEmbedding.update_rotary_pos_emb_cache``), with the
+    names of that code: ``seq_length`` is the training length, ``kv_seq_len`` the current one."""
+
+    def __init__(self, dim: int, base: float, seq_length: int) -> None:
+        self.dim, self.base, self.seq_length = dim, base, seq_length
+
+    def get_ntk_alpha(self, true_seq_len: int) -> int:
+        context_value = math.log(true_seq_len / self.seq_length, 2) + 1
+        ntk_alpha = 2 ** math.ceil(context_value) - 1
+        ntk_alpha = max(ntk_alpha, 1)
+        return ntk_alpha
+
+    def inv_freq(self, kv_seq_len: int):
+        import torch
+
+        ntk_alpha = self.get_ntk_alpha(kv_seq_len)
+        base = self.base * ntk_alpha ** (self.dim / (self.dim - 2))
+        return 1.0 / (base ** (torch.arange(0, self.dim, 2).double() / self.dim))
+
+
+def test_qwens_dynamic_ntk_is_its_released_code():
+    from ropelab import extension, scaling
+
+    dim, base, train_len = 128, 10000.0, 4096
+    qwen = _QwenTranscription(dim, base, train_len)
+    lengths = np.array([100, 4096, 4097, 6000, 8192, 8193, 12288, 16384, 20000, 65536, 10**6])
+    data = extension.dynamic_ntk_comparison(lengths, dim, base, train_len, factor=2.0)
+    for t, alpha, multiplier, angle in zip(
+        lengths, data["alpha"], data["qwen"], data["angle_qwen"], strict=True
+    ):
+        theirs = qwen.inv_freq(int(t)).numpy()
+        assert alpha == qwen.get_ntk_alpha(int(t)) == extension.qwen_ntk_alpha(int(t), train_len)
+        ours = inv_freq_of(base * multiplier, dim)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+        assert extension.qwen_ntk_base(base, dim, alpha) == pytest.approx(base * multiplier)
+        # Qwen divides the slowest frequency by exactly alpha_t; its angle never exceeds training's
+        assert theirs[-1] == pytest.approx(inv_freq_of(base, dim)[-1] / alpha, rel=1e-12)
+        assert angle == pytest.approx(t * theirs[-1] / (train_len * inv_freq_of(base, dim)[-1]))
+    assert np.all(data["angle_qwen"][lengths >= train_len] <= 1.0)
+    # the paper's eq. 20 (beta * alpha_t, no exponent) is not Qwen's formula
+    assert not np.allclose(data["qwen"][lengths > train_len], data["alpha"][lengths > train_len])
+    # Qwen's floating-point logarithm agrees with the exact ceiling up to absurd lengths
+    for k in range(29):
+        t = train_len * 2**k
+        assert extension.qwen_ntk_alpha(t, train_len) == scaling.dynamic_ntk_alpha(t, train_len)
+
+
+def inv_freq_of(base: float, dim: int) -> np.ndarray:
+    return 1.0 / base ** (np.arange(0, dim, 2) / dim)
+
+
+def test_yarn_paper_ramp_is_linear_in_the_turns_and_differs_inside_the_band():
+    from ropelab.rope_config import yarn_paper_ramp, yarn_ramp
+
+    dim, base, length = 128, 10000.0, 4096
+    turns = length * inv_freq_of(base, dim) / (2 * math.pi)  # r_i = L / lambda_i
+    gamma = np.clip((turns - 1.0) / (32.0 - 1.0), 0.0, 1.0)  # the paper's eq. 18, alpha 1, beta 32
+    paper = yarn_paper_ramp(dim, base, length)
+    np.testing.assert_allclose(paper, 1.0 - gamma, rtol=0, atol=1e-15)
+    code = yarn_ramp(dim, base, length)
+    # transformers' ramp: linear in i between floor(i(32)) = 20 and ceil(i(1)) = 46
+    i = np.arange(64)
+    np.testing.assert_allclose(code, np.clip((i - 20) / (46 - 20), 0, 1), atol=1e-15)
+    # the same at the band edges, up to 0.37 apart inside it (plane 30)
+    assert np.all(paper[:20] == 0) and np.all(code[:20] == 0)
+    assert np.all(paper[46:] == 1) and np.all(code[46:] == 1)
+    gap = np.abs(paper - code)
+    assert int(np.argmax(gap)) == 30 and 0.36 < gap.max() < 0.38
+    # which is 1.73x in the frequency of plane 34 at s = 4 and 2.30x at s = 8
+    theta = inv_freq_of(base, dim)
+    for s, ratio in ((4.0, 1.7326), (8.0, 2.3048)):
+        by_code = (1 - code) * theta + code * theta / s
+        by_paper = (1 - paper) * theta + paper * theta / s
+        assert np.max(by_code / by_paper) == pytest.approx(ratio, abs=1e-4)
+    with pytest.raises(ValueError, match="beta_fast"):
+        yarn_paper_ramp(dim, base, length, beta_fast=1.0, beta_slow=1.0)

@@ -285,3 +285,66 @@ def test_calculator_figure_draws_the_data():
     # the T_extra line sits at the critical plane's wavelength
     levels = [line.get_ydata()[0] for line in top.lines if len(line.get_ydata()) == 2]
     assert any(level == pytest.approx(wavelengths[46]) for level in levels)
+
+
+# --- issue 12 ------------------------------------------------------------------------------
+
+
+def test_dynamic_ntk_figure_draws_qwens_formula_with_its_exponent():
+    fig = ext.plot_dynamic_ntk(128, 10000.0, 4096, factor=2.0, max_ratio=8)
+    left, right = fig.axes
+    labels = [line.get_label() for line in left.get_lines()]
+    qwen = lines_of(left)[labels.index(r"Qwen: $\alpha_t^{d/(d-2)}$")]
+    t = qwen[0] * 4096
+    alpha = scaling.dynamic_ntk_alpha(t, 4096)
+    np.testing.assert_allclose(qwen[1], alpha ** (128 / 126), rtol=1e-12)
+    angles = dict(
+        zip([line.get_label() for line in right.get_lines()], lines_of(right), strict=False)
+    )
+    # Qwen divides the slowest plane's frequency by alpha_t: its angle never exceeds training's
+    x, angle = angles["Qwen"]
+    np.testing.assert_allclose(angle, x / scaling.dynamic_ntk_alpha(x * 4096, 4096), rtol=1e-9)
+    assert np.all(angle[x >= 1] <= 1 + 1e-12)
+
+
+def test_yarn_figure_shows_both_ramps():
+    from ropelab.rope_config import yarn_paper_ramp, yarn_ramp
+
+    fig = ext.plot_yarn(128, 10000.0, 4096, 4.0)
+    middle = fig.axes[1]
+    ramps = {line.get_label(): line.get_ydata() for line in middle.get_lines()}
+    np.testing.assert_array_equal(ramps["code: linear in i"], yarn_ramp(128, 10000.0, 4096))
+    np.testing.assert_array_equal(
+        ramps["paper: linear in turns"], yarn_paper_ramp(128, 10000.0, 4096)
+    )
+
+
+def test_extrapolation_bound_figure_labels_and_jump():
+    fig = ext.plot_extrapolation_bound(128, 4096, 16384)
+    left, right = fig.axes
+    texts = [t.get_text() for t in left.texts]
+    # Theorem 2 at the unchanged base is 4,712; LLaMA 2 itself supports 4,096
+    assert "base 10,000 (LLaMA 2 itself: 4,096): 4,712" in texts
+    assert not any(t.startswith("LLaMA 2: 4,712") for t in texts)
+    beta0 = 10000.0 ** (np.log(16384 / (2 * np.pi)) / np.log(4096 / (2 * np.pi)))
+    jump = [y for x, y in lines_of(right) if len(x) == 2 and np.allclose(x, beta0) and y[0] > 1]
+    np.testing.assert_allclose(jump[0], [16384, 2 * np.pi * beta0 ** (92 / 128)])
+    assert "jump 16,384 → 19,420" in [t.get_text() for t in right.texts]
+    assert any("conjecture" in t.get_text() for t in right.texts)
+
+
+def test_log_scaling_figure():
+    fig = ext.plot_log_scaling(extra_len=129_027.0, train_len=4096.0)
+    (ax,) = fig.axes
+    curves = [(x, y) for x, y in lines_of(ax) if len(x) > 2]
+    for (t, p), base in zip(curves, (4096.0, 129_027.0), strict=True):
+        np.testing.assert_allclose(p, np.maximum(1.0, np.log(t) / np.log(base)), rtol=1e-12)
+    assert np.all(curves[1][1][curves[1][0] <= 129_027.0] == 1.0)
+
+
+def test_model_settings_live_in_the_mathematics_module():
+    from ropelab import extension
+
+    assert ext.MODEL_SETTINGS is extension.MODEL_SETTINGS
+    code_llama = next(m for m in extension.MODEL_SETTINGS if m["model"] == "Code Llama")
+    assert code_llama["base"] == 1e6 and code_llama["tune_len"] == 16384

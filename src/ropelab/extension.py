@@ -4,8 +4,9 @@ r"""Context-extension methods: the computations of chapter 6 (and of chapter 8's
   transformers-style configs, evaluated with :func:`ropelab.frequencies_from_config`;
   :func:`illustrative_longrope_factors` gives LongRoPE factors of the typical shape;
   :func:`llama31_config` is Llama 3.1's.
-* :func:`dynamic_ntk_comparison`: the sources' integer :math:`\alpha_t` against transformers'
-  continuous dynamic NTK.
+* :func:`dynamic_ntk_comparison`: Qwen's integer :math:`\alpha_t` (with the exponent
+  :math:`d/(d-2)`, :func:`qwen_ntk_alpha`, :func:`qwen_ntk_base`), the scaling-laws paper's
+  simplification without it, and transformers' continuous dynamic NTK.
 * :func:`critical_split`, :func:`range_exit`: the score :math:`q_t^\top k_0` split at the
   critical dimension, and whether each part leaves its trained range.
 * :func:`method_explorer_data`: the data of the explorer of the methods (issue 15): per plane,
@@ -31,6 +32,7 @@ from .rope_config import dynamic_ntk_base, frequencies_from_config
 
 __all__ = [
     "METHODS",
+    "MODEL_SETTINGS",
     "critical_split",
     "dynamic_ntk_comparison",
     "extension_configs",
@@ -39,11 +41,64 @@ __all__ = [
     "method_config",
     "method_explorer_data",
     "method_frequencies",
+    "qwen_ntk_alpha",
+    "qwen_ntk_base",
     "range_exit",
     "scaled_frequencies",
 ]
 
 TWO_PI = 2.0 * math.pi
+
+
+#: Published RoPE settings of real models (chapter 6). ``tune_len`` is the length of the
+#: long-context training stage, ``None`` where the model was not extended that way.
+MODEL_SETTINGS: tuple[dict[str, Any], ...] = (
+    {
+        "model": "LLaMA 2",
+        "cite": "touvron2023llama2",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 10000.0,
+        "tune_len": None,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "Code Llama",
+        "cite": "roziere2023codellama",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 1_000_000.0,
+        "tune_len": 16384,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "LLaMA 2 Long (7B, 13B)",
+        "cite": "xiong2023effective",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 500_000.0,
+        "tune_len": 32768,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "LLaMA 2 Long (34B, 70B)",
+        "cite": "xiong2023effective",
+        "dim": 128,
+        "train_len": 4096,
+        "base": 500_000.0,
+        "tune_len": 16384,
+        "pretrain_base": 10000.0,
+    },
+    {
+        "model": "Llama 3",
+        "cite": "grattafiori2024llama3",
+        "dim": 128,
+        "train_len": 8192,
+        "base": 500_000.0,
+        "tune_len": None,
+        "pretrain_base": 500_000.0,
+    },
+)
 
 
 def illustrative_longrope_factors(dim: int, factor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -157,6 +212,38 @@ def scaled_frequencies(
     }
 
 
+def qwen_ntk_alpha(seq_len: int, train_len: int) -> int:
+    r"""Qwen's integer dynamic-NTK scale :math:`\alpha_t`, as its released code computes it.
+
+    .. math:: \alpha_t = \max\left(1,\; 2^{\lceil \log_2(t/T_\text{train}) + 1\rceil} - 1\right)
+
+    computed with a floating-point logarithm, as ``get_ntk_alpha`` in Qwen's
+    ``modeling_qwen.py`` does (``seq_length`` is :math:`T_\text{train}`). The same numbers as
+    :func:`ropelab.scaling.dynamic_ntk_alpha` wherever the logarithm is not within rounding of
+    an integer. Source: Qwen (Alibaba Cloud), ``modeling_qwen.py`` released with Qwen-7B
+    (``QWenModel.get_ntk_alpha``). Chapter 6.
+    """
+    seq_len = int(check_positive(seq_len, "seq_len"))
+    train_len = int(check_positive(train_len, "train_len"))
+    return max(2 ** math.ceil(math.log(seq_len / train_len, 2) + 1) - 1, 1)
+
+
+def qwen_ntk_base(base: float, dim: int, alpha: float) -> float:
+    r"""The base Qwen's dynamic NTK uses for a scale :math:`\alpha_t`: :math:`\beta\,\alpha_t^{d/(d-2)}`.
+
+    Qwen's ``RotaryEmbedding`` sets ``base = self.base * ntk_alpha ** (dim / (dim - 2))``: the
+    exponent :math:`d/(d-2)` of NTK-aware scaling, so the slowest plane's frequency is divided
+    by exactly :math:`\alpha_t`. The scaling-laws paper (eq. 20) and its author's explainer
+    (eq. 7-8) write :math:`\beta\,\alpha_t` without the exponent, a simplification of Qwen's
+    formula. Source: Qwen, ``modeling_qwen.py`` (``RotaryEmbedding.update_rotary_pos_emb_cache``).
+    Chapter 6.
+    """
+    dim = check_dim(dim)
+    base = check_log_base(base)
+    alpha = check_positive(alpha, "alpha")
+    return base * alpha ** (dim / (dim - 2))
+
+
 def dynamic_ntk_comparison(
     lengths: Any,
     dim: int = 128,
@@ -164,27 +251,33 @@ def dynamic_ntk_comparison(
     train_len: int = 4096,
     factor: float = 2.0,
 ) -> dict[str, np.ndarray]:
-    r"""Dynamic NTK two ways: the sources' integer :math:`\alpha_t` and transformers' continuous base.
+    r"""Dynamic NTK three ways: Qwen's integer form, the scaling-laws paper's, transformers'.
 
-    * Sources (eq. 7-8 of the scaling-laws explainer, Qwen's implementation):
-      :math:`\beta'_t = \beta\,\alpha_t`, :math:`\alpha_t = \max(1, 2^{\lceil\log_2(t/T)\rceil + 1} - 1)`
-      (:func:`ropelab.scaling.dynamic_ntk_alpha`).
+    All three grow the base with the current length *t* beyond :math:`T_\text{train} = T`:
+
+    * Qwen's released code: :math:`\beta'_t = \beta\,\alpha_t^{d/(d-2)}` with the integer
+      :math:`\alpha_t = \max(1, 2^{\lceil\log_2(t/T)\rceil + 1} - 1)`
+      (:func:`ropelab.scaling.dynamic_ntk_alpha`, :func:`qwen_ntk_base`);
+    * the scaling-laws paper (eq. 20) and its author's explainer (eq. 7-8), which credit the
+      integer form to Qwen: :math:`\beta'_t = \beta\,\alpha_t`, without the exponent;
     * transformers (rope type ``dynamic``, :func:`ropelab.rope_config.dynamic_ntk_base`):
       :math:`\beta'_t = \beta\,b_t^{d/(d-2)}` with :math:`b_t = s\,t/T - (s - 1)` for
       :math:`t > T`.
 
     With :math:`s = 2` the bracket is :math:`b_t = 2t/T - 1`, which equals :math:`\alpha_t` at
-    every :math:`t = 2^k T`: the integer form is the continuous bracket taken at the next
-    power-of-two multiple of *T*, without the exponent :math:`d/(d-2)`.
+    every :math:`t = 2^k T`: Qwen's base is transformers' bracket taken at the next power-of-two
+    multiple of *T*, with the same exponent.
 
-    The last entries measure what each does to the slowest plane: its largest angle over the
-    first *t* positions, :math:`t\,\theta'_{d/2-1}`, relative to the largest angle it reached in
-    training, :math:`T\,\theta_{d/2-1}`; a value above 1 is an angle the model never saw.
+    The ``angle_*`` entries measure what each does to the slowest plane: its largest angle over
+    the first *t* positions, :math:`t\,\theta'_{d/2-1}`, relative to the largest angle it
+    reached in training, :math:`T\,\theta_{d/2-1}`; a value above 1 is an angle the model
+    never saw. Qwen's divides the slowest frequency by exactly :math:`\alpha_t`.
 
     Returns:
-        dict of float64 arrays over ``lengths``: ``alpha`` (integer form, as float),
-        ``continuous`` (:math:`\beta'_t/\beta` of transformers), ``angle_none``,
-        ``angle_integer``, ``angle_continuous``.
+        dict of float64 arrays over ``lengths``: ``alpha`` (:math:`\alpha_t`, as float),
+        ``qwen`` (:math:`\alpha_t^{d/(d-2)}`, Qwen's :math:`\beta'_t/\beta`), ``continuous``
+        (:math:`\beta'_t/\beta` of transformers), ``angle_none``, ``angle_qwen``,
+        ``angle_integer`` (the paper's :math:`\beta\,\alpha_t`) and ``angle_continuous``.
     """
     t = check_finite_array(lengths, "lengths")
     dim = check_dim(dim)
@@ -201,13 +294,17 @@ def dynamic_ntk_comparison(
     slowest_continuous = np.array(
         [frequencies_from_config(config, seq_len=int(x))[0][-1] for x in t.ravel()]
     ).reshape(t.shape)
+    qwen = alpha ** (dim / (dim - 2))
     slowest = inv_freq(dim, base)[-1]
+    slowest_qwen = (base * qwen) ** (-(dim - 2) / dim)
     slowest_integer = (base * alpha) ** (-(dim - 2) / dim)
     reached = train_len * slowest
     return {
         "alpha": alpha,
+        "qwen": qwen,
         "continuous": continuous,
         "angle_none": t * slowest / reached,
+        "angle_qwen": t * slowest_qwen / reached,
         "angle_integer": t * slowest_integer / reached,
         "angle_continuous": t * slowest_continuous / reached,
     }

@@ -78,6 +78,7 @@ __all__ = [
     "yarn_correction_dim",
     "yarn_correction_range",
     "yarn_frequencies",
+    "yarn_paper_ramp",
     "yarn_ramp",
 ]
 
@@ -591,10 +592,21 @@ def yarn_ramp(
         \qquad \theta'_i = (1 - w_i)\,\theta_i + w_i\,\frac{\theta_i}{s}
 
     with :math:`(\ell, h)` from :func:`yarn_correction_range` (*h* is nudged by 0.001 when
-    it equals :math:`\ell`). The paper's ramp is :math:`\gamma = 1 - w`.
+    it equals :math:`\ell`). This ramp is linear in the plane index *i* between the floor and
+    the ceiling of the correction dimensions; it is what transformers (``rope_type="yarn"``),
+    the YaRN authors' code and every model config with YaRN scaling compute.
 
-    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, "NTK-by-parts" (eq. 18-19).
-    Explained in chapter 6 of the book.
+    The paper's eq. 18 ramps linearly in the number of turns :math:`r_i = L/\lambda_i` instead,
+    :math:`\gamma(r) = \operatorname{clip}((r - \alpha)/(\beta - \alpha), 0, 1)` with
+    :math:`\alpha = 1`, :math:`\beta = 32`, and interpolation weight :math:`1 - \gamma(r_i)`
+    (:func:`yarn_paper_ramp`). The two agree only at the band edges (weight 0 below
+    :math:`\ell`, 1 above *h*, up to the rounding of :math:`\ell` and *h*); inside the band
+    :math:`1 - \gamma` is *not* this *w*: for d = 128, β = 10000, L = 4096 they differ by up
+    to 0.37 (plane 30), about 1.7× in the frequency at s = 4 and 2.3× at s = 8.
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, "NTK-by-parts" (eq. 18-19), and the
+    reference implementation (``find_correction_range``, ``linear_ramp_mask``). Explained in
+    chapter 6 of the book.
 
     Returns:
         float64 array of shape ``(dim // 2,)``.
@@ -606,6 +618,43 @@ def yarn_ramp(
         high += 0.001
     planes = np.arange(check_dim(dim) // 2, dtype=np.float64)
     return np.clip((planes - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_paper_ramp(
+    dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = _YARN_BETA_FAST,
+    beta_slow: float = _YARN_BETA_SLOW,
+) -> np.ndarray:
+    r"""The interpolation weight of YaRN's eq. 18 as the paper writes it: linear in the turns.
+
+    .. math::
+        r_i = \frac{L}{\lambda_i} = \frac{L\,\theta_i}{2\pi}, \qquad
+        w_i = 1 - \gamma(r_i) = \operatorname{clip}\!\left(
+            \frac{\beta_\text{fast} - r_i}{\beta_\text{fast} - \beta_\text{slow}},\ 0,\ 1\right),
+        \qquad \theta'_i = (1 - w_i)\,\theta_i + w_i\,\frac{\theta_i}{s}
+
+    (the paper's α and β are :math:`\beta_\text{slow} = 1` and :math:`\beta_\text{fast} = 32`).
+    Planes that turn more than 32 times over *L* are kept, fewer than once interpolated, as
+    with :func:`yarn_ramp`; in between this weight follows the turns, which fall geometrically
+    with *i*, while :func:`yarn_ramp`, the one models use, is linear in *i*. Llama 3's rule
+    (:func:`llama3_bands`) is linear in the turns like this one, between 1 and 4.
+
+    Source: Peng et al. 2023, "YaRN", arXiv 2309.00071, eq. 17-18. Chapter 6.
+
+    Returns:
+        float64 array of shape ``(dim // 2,)``, 0 (keep) to 1 (divide by *s*).
+    """
+    dim = check_dim(dim)
+    base = check_log_base(base)
+    length = check_positive(original_max_position_embeddings, "original_max_position_embeddings")
+    fast = check_positive(beta_fast, "beta_fast")
+    slow = check_positive(beta_slow, "beta_slow")
+    if fast <= slow:
+        raise ValueError(f"beta_fast must be > beta_slow = {slow:g}, got {fast:g}")
+    turns = length * base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim) / (2.0 * math.pi)
+    return np.clip((fast - turns) / (fast - slow), 0.0, 1.0)
 
 
 def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:

@@ -26,6 +26,7 @@ from .._checks import check_finite_array
 from ..calculator import extension_original_len
 from ..core import inv_freq, wavelengths
 from ..extension import (
+    MODEL_SETTINGS,
     TWO_PI,
     critical_split,
     dynamic_ntk_comparison,
@@ -37,6 +38,7 @@ from ..rope_config import (
     llama3_bands,
     yarn_attention_factor,
     yarn_correction_range,
+    yarn_paper_ramp,
     yarn_ramp,
 )
 from ..windows import (
@@ -60,6 +62,7 @@ __all__ = [
     "plot_dynamic_ntk",
     "plot_extrapolation_bound",
     "plot_llama3_bands",
+    "plot_log_scaling",
     "plot_masks",
     "plot_scaled_frequencies",
     "plot_soft_windows",
@@ -78,57 +81,6 @@ METHOD_COLOURS = {
 }
 #: Colours of the three kinds of plane: kept, partly changed, fully scaled (divided by s).
 BAND_COLOURS = ("#e8e8e8", "#f4b183", "#c0504d")
-
-#: Published RoPE settings of real models (chapter 6). ``tune_len`` is the length of the
-#: long-context training stage, ``None`` where the model was not extended that way.
-MODEL_SETTINGS: tuple[dict[str, Any], ...] = (
-    {
-        "model": "LLaMA 2",
-        "cite": "touvron2023llama2",
-        "dim": 128,
-        "train_len": 4096,
-        "base": 10000.0,
-        "tune_len": None,
-        "pretrain_base": 10000.0,
-    },
-    {
-        "model": "Code Llama",
-        "cite": "roziere2023codellama",
-        "dim": 128,
-        "train_len": 4096,
-        "base": 1_000_000.0,
-        "tune_len": 16384,
-        "pretrain_base": 10000.0,
-    },
-    {
-        "model": "LLaMA 2 Long (7B, 13B)",
-        "cite": "xiong2023effective",
-        "dim": 128,
-        "train_len": 4096,
-        "base": 500_000.0,
-        "tune_len": 32768,
-        "pretrain_base": 10000.0,
-    },
-    {
-        "model": "LLaMA 2 Long (34B, 70B)",
-        "cite": "xiong2023effective",
-        "dim": 128,
-        "train_len": 4096,
-        "base": 500_000.0,
-        "tune_len": 16384,
-        "pretrain_base": 10000.0,
-    },
-    {
-        "model": "Llama 3",
-        "cite": "grattafiori2024llama3",
-        "dim": 128,
-        "train_len": 8192,
-        "base": 500_000.0,
-        "tune_len": None,
-        "pretrain_base": 500_000.0,
-    },
-)
-
 
 # ---------------------------------------------------------------------------------------------
 # Figures
@@ -318,10 +270,12 @@ def plot_yarn(
 ) -> Figure:
     r"""YaRN's NTK-by-parts ramp and its attention factor.
 
-    Left: turns :math:`L/\lambda_i` of each plane over the original length, with
-    :math:`\beta_\text{fast} = 32` and :math:`\beta_\text{slow} = 1` and the correction range
-    :math:`(\ell, h)` of :func:`ropelab.rope_config.yarn_correction_range`. Middle: the
-    interpolation weight :math:`w_i` (:func:`ropelab.rope_config.yarn_ramp`). Right: the
+    Left: turns :math:`r_i = L/\lambda_i` of each plane over the original length, with
+    ``beta_fast`` = 32 and ``beta_slow`` = 1 and the correction range :math:`(\ell, h)` of
+    :func:`ropelab.rope_config.yarn_correction_range`. Middle: the interpolation weight
+    :math:`w_i` as models compute it (:func:`ropelab.rope_config.yarn_ramp`, linear in *i*)
+    and as the paper's eq. 18 writes it (:func:`ropelab.rope_config.yarn_paper_ramp`, linear
+    in :math:`r_i`). Right: the
     attention factor :math:`0.1\ln s + 1` (:func:`ropelab.rope_config.yarn_attention_factor`).
     Source: Peng et al. 2024 (YaRN). Chapter 6.
     """
@@ -329,11 +283,12 @@ def plot_yarn(
     turns = original / wavelengths(dim, base)
     low, high = yarn_correction_range(dim, base, original)
     weight = yarn_ramp(dim, base, original)
+    paper = yarn_paper_ramp(dim, base, original)
     scales = np.geomspace(1, 64, 200)
     attention = np.array([yarn_attention_factor(s) for s in scales])
     fig, (left, middle, right) = new_figure(3, height=3.2)
     left.semilogy(planes, turns, color=NEUTRAL, lw=1.5)
-    for level, name in ((32, r"$\beta_\text{fast}$ = 32"), (1, r"$\beta_\text{slow}$ = 1")):
+    for level, name in ((32, "beta_fast = 32"), (1, "beta_slow = 1")):
         left.axhline(level, color=KEY, ls="--", lw=1)
         left.text(planes[-1], level * 1.3, name, ha="right", fontsize=7, color=KEY)
     for ax in (left, middle):
@@ -341,9 +296,19 @@ def plot_yarn(
         ax.set_xlabel("plane i")
     left.set_ylabel(f"turns within {original:,} tokens")
     left.set_title(f"ramp: planes {low:.0f}–{high:.0f}", fontsize=9)
-    middle.step(planes, weight, where="mid", color=METHOD_COLOURS["YaRN"], lw=1.6)
+    middle.plot(
+        planes,
+        weight,
+        "o-",
+        ms=2.5,
+        color=METHOD_COLOURS["YaRN"],
+        lw=1.4,
+        label="code: linear in i",
+    )
+    middle.plot(planes, paper, "s--", ms=2.5, color=KEY, lw=1.0, label="paper: linear in turns")
     middle.set_ylabel(r"weight $w_i$ of $\theta_i/s$")
     middle.set_title("0: kept, 1: divided by s", fontsize=9)
+    middle.legend(fontsize=6, loc="upper left")
     right.semilogx(scales, attention, color=METHOD_COLOURS["YaRN"], lw=1.6)
     right.plot([factor], [yarn_attention_factor(factor)], "o", color=KEY, ms=4)
     right.annotate(
@@ -414,17 +379,30 @@ def plot_dynamic_ntk(
     factor: float = 2.0,
     max_ratio: int = 8,
 ) -> Figure:
-    r"""Dynamic NTK: the sources' integer :math:`\alpha_t` beside transformers' continuous base.
+    r"""Dynamic NTK: Qwen's integer :math:`\alpha_t`, the paper's simplification, transformers'.
 
     Data: :func:`dynamic_ntk_comparison` on lengths up to ``max_ratio`` × *T*. Left: the base
-    multiplier :math:`\beta'_t/\beta`. Right: the slowest plane's largest angle relative to
+    multiplier :math:`\beta'_t/\beta`: Qwen's released code :math:`\alpha_t^{d/(d-2)}`, the
+    scaling-laws paper's :math:`\alpha_t` (its eq. 20, without the exponent) and transformers'
+    continuous :math:`b_t^{d/(d-2)}`. Right: the slowest plane's largest angle relative to
     training (above 1: unseen angles). Chapter 6.
     """
     lengths = np.unique(np.linspace(1, max_ratio * train_len, 1200).round())
     data = dynamic_ntk_comparison(lengths, dim, base, train_len, factor)
     ratio = lengths / train_len
     fig, (left, right) = new_figure(2)
-    left.step(ratio, data["alpha"], where="post", color=KEY, lw=1.6, label=r"sources: $\alpha_t$")
+    left.step(
+        ratio,
+        data["alpha"],
+        where="post",
+        color=KEY,
+        lw=1.2,
+        ls="--",
+        label=r"paper, eq. 20: $\alpha_t$",
+    )
+    left.step(
+        ratio, data["qwen"], where="post", color=KEY, lw=1.6, label=r"Qwen: $\alpha_t^{d/(d-2)}$"
+    )
     left.plot(
         ratio,
         data["continuous"],
@@ -437,9 +415,10 @@ def plot_dynamic_ntk(
     left.set_title("how the base grows", fontsize=10)
     left.legend(fontsize=7)
     right.plot(ratio, data["angle_none"], color=NEUTRAL, lw=1.4, label="no scaling")
-    right.plot(ratio, data["angle_integer"], color=KEY, lw=1.4, label=r"sources: $\alpha_t$")
+    right.plot(ratio, data["angle_qwen"], color=KEY, lw=1.4, label="Qwen")
+    right.plot(ratio, data["angle_integer"], color=KEY, lw=1.0, ls="--", label="paper, eq. 20")
     right.plot(ratio, data["angle_continuous"], color=QUERY, lw=1.4, label="transformers")
-    right.axhline(1.0, color=NEUTRAL, ls="--", lw=1)
+    right.axhline(1.0, color=NEUTRAL, ls=":", lw=1)
     right.set_xlabel(r"length $t / T_\text{train}$")
     right.set_ylabel("largest angle / largest in training")
     right.set_title("slowest plane: angles beyond training?", fontsize=10)
@@ -459,11 +438,14 @@ def plot_extrapolation_bound(
 
     Left (Theorem 2): :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` against β,
     log-log (:func:`ropelab.scaling.extrapolation_bound`), with the longest test length of the
-    paper's experiments (``reference_len``) and the bases of LLaMA 2, LLaMA 2 Long and
-    Code Llama. Right (Theorem 3): the supported length
-    (:func:`ropelab.scaling.predict`) for fine-tuning at :math:`T_\text{tune}`, with the critical
-    base :math:`\beta_0` and the thresholds :math:`\beta_1, \beta_2, \beta_3` of
-    :math:`T_\text{tune}`. Chapter 6.
+    paper's experiments (``reference_len``) and the formula's value at three bases (10,000,
+    where it gives 4,712, more than the 4,096 the unchanged LLaMA 2 supports; 500,000;
+    1,000,000). Right (Theorem 3): the supported length (:func:`ropelab.scaling.predict`) for
+    fine-tuning at :math:`T_\text{tune}`, with the critical base :math:`\beta_0`, the jump
+    there (from :math:`T_\text{tune}` to :math:`2\pi\beta_0^{d_\text{extra}/d}`: eq. 16a has
+    no ceiling, eq. 16b has), the thresholds :math:`\beta_1, \beta_2, \beta_3` of
+    :math:`T_\text{tune}` and the bases where the source conjectures no hard bound.
+    Chapter 6.
     """
     bases = np.geomspace(1e4, 1e7, 200)
     bound = scaling.extrapolation_bound(bases, dim, train_len, pretrain_base)
@@ -473,10 +455,12 @@ def plot_extrapolation_bound(
     )
     left.axhline(reference_len, color=KEY, ls="--", lw=1)
     left.text(1.1e4, reference_len * 1.12, f"{reference_len:,.0f} tokens", color=KEY, fontsize=7)
+    # Theorem 2's value at each base; at the unchanged base 10,000 it is plane 46's
+    # wavelength (4,712), not what LLaMA 2 supports (its training length, 4,096).
     points = (
-        ("LLaMA 2", 1e4, (8, -4), "left"),
-        ("LLaMA 2 Long", 5e5, (8, -14), "left"),
-        ("Code Llama", 1e6, (-8, 6), "right"),
+        ("base 10,000 (LLaMA 2 itself: 4,096)", 1e4, (8, -4), "left"),
+        ("base 500,000", 5e5, (8, -14), "left"),
+        ("base 1,000,000", 1e6, (-8, 6), "right"),
     )
     for name, base, offset, align in points:
         value = float(scaling.extrapolation_bound(base, dim, train_len, pretrain_base))
@@ -506,11 +490,22 @@ def plot_extrapolation_bound(
         right.text(
             grid[0] * 1.2,
             tune_len * 6,
-            "every plane\nsees a full\nperiod:\nno hard bound",
+            "every plane\nsees a full\nperiod: no\nhard bound\n(conjecture)",
             fontsize=7,
         )
     beta0 = float(scaling.critical_base(train_len, tune_len, pretrain_base))
     right.axvline(beta0, color=KEY, lw=1)
+    # the jump at β0: eq. 16a has no ceiling, eq. 16b the ceiled d_extra
+    jump = float(scaling.extrapolation_bound(beta0, dim, train_len, pretrain_base))
+    right.plot([beta0, beta0], [tune_len, jump], "o", color=KEY, ms=3, mfc="white")
+    right.annotate(
+        f"jump {tune_len:,.0f} → {jump:,.0f}",
+        (beta0, jump),
+        xytext=(6, 8),
+        textcoords="offset points",
+        fontsize=7,
+        color=KEY,
+    )
     right.text(beta0 * 1.1, tune_len * 0.55, rf"$\beta_0$ = {beta0:,.0f}", color=KEY, fontsize=7)
     for name, b in zip(("β1", "β2", "β3"), scaling.small_base_thresholds(tune_len), strict=True):
         right.axvline(b, color=NEUTRAL, ls=":", lw=1)
@@ -520,6 +515,33 @@ def plot_extrapolation_bound(
     right.set_ylabel("supported length (tokens)")
     right.set_title(rf"Theorem 3: fine-tuned at $T_\text{{tune}}$ = {tune_len:,.0f}", fontsize=10)
     right.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def plot_log_scaling(
+    extra_len: float = 129_027.0,
+    train_len: float = 4096.0,
+    max_len: float = 2**20,
+) -> Figure:
+    r"""Log scaling: the factor :math:`p_t = \max(1, \log_{T} t)` of the logits at length *t*.
+
+    Two choices of *T* (:func:`ropelab.scaling.log_scale`): the training length, as the
+    entropy-invariance argument (Su 2021) and Qwen's ``logn`` attention use it, and
+    :math:`T_\text{extra}`, as the scaling laws propose (eq. 18 of the paper): within the bound
+    the model is reliable and needs no correction. Chapter 6.
+    """
+    t = np.geomspace(64, max_len, 400)
+    fig, ax = new_figure()
+    for length, label, colour in (
+        (train_len, rf"$T = T_\text{{train}}$ = {train_len:,.0f}", NEUTRAL),
+        (extra_len, rf"$T = T_\text{{extra}}$ = {extra_len:,.0f}", QUERY),
+    ):
+        ax.semilogx(t, scaling.log_scale(t, length), color=colour, lw=1.8, label=label)
+        ax.axvline(length, color=colour, ls=":", lw=1)
+    ax.set_xlabel("length t (position of the query)")
+    ax.set_ylabel(r"$p_t = \max(1, \log_T t)$")
+    ax.set_title("log scaling: logits multiplied by p_t", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
     return fig
 
 
