@@ -11,12 +11,16 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env
+.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots
 
 help:
 	@echo "make book       build the site (creates $(VENV) when missing)"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
+	@echo "make check-page PAGE=04_theta_spectrum"
+	@echo "                build the site from the committed outputs (no execution, ~20 s) into"
+	@echo "                _build/quick and run the layout and print tests on that page only"
+	@echo "make screenshots every page at 1280/768/390 px, screen and print, in _build/screenshots"
 	@echo "make bench      speed and memory against their targets (benchmarks/README.md)"
 	@echo "make lab        the chapter-7 experiment: tiny RoPE models on the CPU (~30-45 min, resumable)"
 
@@ -79,6 +83,25 @@ wheel-env: $(WHEEL_VENV)/.installed
 # The package, the notebooks (nbval) and the built site in a real browser.
 test: lint book chromium wheel-env
 	$(BIN)/python -m pytest
+
+# The site built from the notebooks' committed outputs, without executing them (tools/build_site.py;
+# run a chapter first with tools/run_notebooks.py), then the browser tests of one page on it.
+QUICK_SITE := _build/quick/_build/html
+quick-site: $(DEV_STAMP) assets
+	$(BIN)/python tools/build_site.py --out _build/quick
+
+check-page: quick-site chromium
+	@test -n "$(PAGE)" || { echo "usage: make check-page PAGE=04_theta_spectrum"; exit 2; }
+	ROPELAB_SITE=$(QUICK_SITE) $(BIN)/python -m pytest -p no:cacheprovider -rxX \
+	  tests/browser/test_pages.py tests/browser/test_layout.py tests/browser/test_print.py \
+	  -k "$(PAGE)"
+
+# Every page at every width, screen and print, into _build/screenshots (SITE=... for another
+# build, e.g. SITE=$(QUICK_SITE)); the same browser tests run on the way.
+SITE ?= _build/html
+screenshots: $(DEV_STAMP) chromium
+	ROPELAB_SITE=$(SITE) ROPELAB_SCREENSHOTS=all $(BIN)/python -m pytest -p no:cacheprovider \
+	  tests/browser/test_pages.py tests/browser/test_layout.py tests/browser/test_print.py
 
 # Execute every chapter in place so that the committed outputs (what nbval compares and what
 # Colab shows before running) are the ones the current ropelab produces.
