@@ -324,7 +324,7 @@ def test_extrapolation_bound_figure_labels_and_jump():
     left, right = fig.axes
     texts = [t.get_text() for t in left.texts]
     # Theorem 2 at the unchanged base is 4,712; LLaMA 2 itself supports 4,096
-    assert "base 10,000 (LLaMA 2 itself: 4,096): 4,712" in texts
+    assert "base 10,000: 4,712\n(LLaMA 2 itself: 4,096)" in texts
     assert not any(t.startswith("LLaMA 2: 4,712") for t in texts)
     beta0 = 10000.0 ** (np.log(16384 / (2 * np.pi)) / np.log(4096 / (2 * np.pi)))
     jump = [y for x, y in lines_of(right) if len(x) == 2 and np.allclose(x, beta0) and y[0] > 1]
@@ -348,3 +348,18 @@ def test_model_settings_live_in_the_mathematics_module():
     assert ext.MODEL_SETTINGS is extension.MODEL_SETTINGS
     code_llama = next(m for m in extension.MODEL_SETTINGS if m["model"] == "Code Llama")
     assert code_llama["base"] == 1e6 and code_llama["tune_len"] == 16384
+
+
+def test_extension_strip_starts_from_the_length_the_model_is_reliable_to():
+    from ropelab.calculator import calculator_data
+
+    data = calculator_data(128, 4096, 1e6, 4096)
+    fig = ext.plot_extension_strip(data)
+    (ax,) = fig.axes
+    shown = ax.get_images()[0].get_array()
+    np.testing.assert_array_equal(shown, np.array([data["bands"][n] for n in data["bands"]]))
+    assert "from L = 129,027 tokens" in ax.get_title()
+    # the calculator's own figure draws the same strip under its chart
+    strip = ext.plot_calculator(data).axes[1]
+    np.testing.assert_array_equal(strip.get_images()[0].get_array(), shown)
+    assert strip.get_title() == ax.get_title()

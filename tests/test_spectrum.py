@@ -121,3 +121,24 @@ def test_reference_base_adds_its_spectrum():
         data["reference_theta"], 10000.0 ** (-2 * np.arange(32) / 64), rtol=1e-14
     )
     assert "reference_theta" not in spectrum_data(64, 500000.0, 8192.0)
+
+
+def test_closest_common_return_finds_where_every_plane_is_back_at_once():
+    from ropelab.spectrum import closest_common_return
+
+    # base 1: every theta_i = 1, so the head returns when r is close to a multiple of 2π;
+    # 710 = 113·2π + 6.0e-5 (the continued fraction of π: 355/113)
+    r, angle = closest_common_return(128, 1.0, 1000)
+    assert r == 710 and angle == pytest.approx(abs(710 - 113 * 2 * math.pi), rel=1e-6)
+    # brute force on a small head: the largest wrapped angle, minimised over r
+    theta = 1.01 ** (-np.arange(0, 16, 2) / 16)
+    rs = np.arange(1, 3001)
+    wrapped = np.abs((rs[:, None] * theta + math.pi) % (2 * math.pi) - math.pi).max(axis=1)
+    assert closest_common_return(16, 1.01, 3000) == (
+        int(rs[np.argmin(wrapped)]),
+        pytest.approx(wrapped.min(), rel=1e-12),
+    )
+    # base 2 and up: plane 0 turns 1 rad per token and no r up to 65,536 does better than r = 1
+    assert closest_common_return(128, 2.0, 65536) == (1, pytest.approx(1.0))
+    with pytest.raises(ValueError, match="max_distance"):
+        closest_common_return(128, 2.0, 0)

@@ -29,6 +29,7 @@ from .core import inv_freq
 from .scaling import critical_dim, full_period_planes
 
 __all__ = [
+    "closest_common_return",
     "closest_return",
     "compare_bases",
     "difference_peak",
@@ -176,6 +177,39 @@ def closest_return(theta: float, max_distance: int) -> tuple[int, float]:
     angles = wrapped_angle(distances, theta)
     best = int(np.argmin(np.abs(angles)))
     return int(distances[best]), float(angles[best])
+
+
+def closest_common_return(
+    dim: int, base: float, max_distance: int, chunk: int = 4096
+) -> tuple[int, float]:
+    r"""The distance :math:`1 \le r \le` ``max_distance`` at which a whole head comes closest
+    to position 0: every plane at once.
+
+    .. math:: r^\circ = \arg\min_{1 \le r \le R}\ \max_i\, |r\theta_i \bmod 2\pi|
+
+    (angles wrapped to :math:`[-\pi, \pi)` by :func:`wrapped_angle`). A small maximum means
+    that the rotation at distance :math:`r^\circ` is almost the identity in every plane, a
+    common period: the head cannot tell :math:`r^\circ` from 0. With base 1 every
+    :math:`\theta_i = 1` and :math:`r^\circ = 710` returns within :math:`6\times10^{-5}` rad;
+    for any base from 2 up, no distance up to 65,536 brings the head back within 1 rad
+    (the limit of a too small base that the scaling-laws explainer names, chapter 6).
+
+    Returns:
+        ``(r, worst_angle)``: the distance and its largest wrapped angle over the planes, in
+        radians.
+    """
+    dim = check_dim(dim)
+    if isinstance(max_distance, bool) or int(max_distance) != max_distance or max_distance < 1:
+        raise ValueError(f"max_distance must be an integer >= 1, got {max_distance!r}")
+    theta = inv_freq(dim, check_positive(base, "base"))
+    best_r, best_angle = 1, math.inf
+    for start in range(1, int(max_distance) + 1, chunk):
+        r = np.arange(start, min(start + chunk, int(max_distance) + 1), dtype=np.float64)
+        worst = np.abs(np.mod(r[:, None] * theta + math.pi, TWO_PI) - math.pi).max(axis=1)
+        k = int(np.argmin(worst))
+        if worst[k] < best_angle:
+            best_r, best_angle = int(r[k]), float(worst[k])
+    return best_r, best_angle
 
 
 def compare_bases(

@@ -60,6 +60,7 @@ __all__ = [
     "plot_calculator",
     "plot_critical_split",
     "plot_dynamic_ntk",
+    "plot_extension_strip",
     "plot_extrapolation_bound",
     "plot_llama3_bands",
     "plot_log_scaling",
@@ -458,15 +459,15 @@ def plot_extrapolation_bound(
     # Theorem 2's value at each base; at the unchanged base 10,000 it is plane 46's
     # wavelength (4,712), not what LLaMA 2 supports (its training length, 4,096).
     points = (
-        ("base 10,000 (LLaMA 2 itself: 4,096)", 1e4, (8, -4), "left"),
-        ("base 500,000", 5e5, (8, -14), "left"),
-        ("base 1,000,000", 1e6, (-8, 6), "right"),
+        ("base 10,000", "\n(LLaMA 2 itself: 4,096)", 1e4, (8, -10), "left"),
+        ("base 500,000", "", 5e5, (8, -14), "left"),
+        ("base 1,000,000", "", 1e6, (-8, 6), "right"),
     )
-    for name, base, offset, align in points:
+    for name, note, base, offset, align in points:
         value = float(scaling.extrapolation_bound(base, dim, train_len, pretrain_base))
         left.plot([base], [value], "o", color=KEY, ms=4)
         left.annotate(
-            f"{name}: {value:,.0f}",
+            f"{name}: {value:,.0f}{note}",
             (base, value),
             xytext=offset,
             textcoords="offset points",
@@ -476,7 +477,7 @@ def plot_extrapolation_bound(
     left.set_xlabel("base β")
     left.set_ylabel(r"$T_\text{extra}$ (tokens)")
     left.set_title(f"Theorem 2: d = {dim}, fine-tuned at {train_len:,.0f}", fontsize=10)
-    left.legend(fontsize=7, loc="lower right")
+    left.legend(fontsize=7, loc="upper left")
 
     grid = np.geomspace(100, 1e7, 400)
     predictions = [scaling.predict(dim, train_len, b, tune_len, pretrain_base) for b in grid]
@@ -668,9 +669,16 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
         fontsize=9,
     )
     top.legend(fontsize=7, loc="upper left")
+    _draw_bands(bottom, data)
+    return fig
+
+
+def _draw_bands(ax: Any, data: Mapping[str, Any]) -> None:
+    """The strip of extension methods of the calculator (its ``bands``) on ``ax``."""
+    planes = np.asarray(data["planes"])
     names = list(data["bands"])
     grid = np.array([data["bands"][name] for name in names])
-    bottom.imshow(
+    ax.imshow(
         grid,
         aspect="auto",
         cmap=ListedColormap(list(BAND_COLOURS)),
@@ -679,15 +687,23 @@ def plot_calculator(data: Mapping[str, Any]) -> Figure:
         interpolation="nearest",
         extent=(planes[0] - 0.5, planes[-1] + 0.5, len(names) - 0.5, -0.5),
     )
-    bottom.set_yticks(range(len(names)))
-    bottom.set_yticklabels(names, fontsize=7)
-    original = extension_original_len(supported, data["tune_len"])
-    bottom.set_title(
-        f"extending it further from L = {original:,} tokens, the length it is reliable to "
-        "(light: kept, orange: partly changed, red: divided by s)",
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels(names, fontsize=7)
+    original = extension_original_len(data["supported_length"], data["tune_len"])
+    ax.set_title(
+        f"extending it further from L = {original:,} tokens, the length it is reliable to",
         fontsize=8,
     )
-    bottom.set_xlabel("plane i")
+    ax.set_xlabel("plane i   (light: kept, orange: partly changed, red: divided by s)")
+
+
+def plot_extension_strip(data: Mapping[str, Any]) -> Figure:
+    r"""The calculator's strip alone: which planes PI, NTK, YaRN and Llama 3 keep, change partly
+    or divide by *s* when they extend the fine-tuned model, starting from the length it is
+    reliable to (:func:`ropelab.calculator.extension_original_len`). ``data`` is the dict of
+    :func:`ropelab.calculator.calculator_data`. Chapter 6."""
+    fig, ax = new_figure(height=1.9)
+    _draw_bands(ax, data)
     return fig
 
 
