@@ -85,7 +85,8 @@ test: lint book chromium wheel-env
 	$(BIN)/python -m pytest
 
 # The site built from the notebooks' committed outputs, without executing them (tools/build_site.py;
-# run a chapter first with tools/run_notebooks.py), then the browser tests of one page on it.
+# run a chapter first with tools/run_notebooks.py), then the layout and print tests of one page on
+# it (test_pages.py is left out: the quick site has no lecturer's-kit files to link to).
 QUICK_SITE := _build/quick/_build/html
 quick-site: $(DEV_STAMP) assets
 	$(BIN)/python tools/build_site.py --out _build/quick
@@ -93,7 +94,7 @@ quick-site: $(DEV_STAMP) assets
 check-page: quick-site chromium
 	@test -n "$(PAGE)" || { echo "usage: make check-page PAGE=04_theta_spectrum"; exit 2; }
 	ROPELAB_SITE=$(QUICK_SITE) $(BIN)/python -m pytest -p no:cacheprovider -rxX \
-	  tests/browser/test_pages.py tests/browser/test_layout.py tests/browser/test_print.py \
+	  tests/test_chapter_conventions.py tests/browser/test_layout.py tests/browser/test_print.py \
 	  -k "$(PAGE)"
 
 # Every page at every width, screen and print, into _build/screenshots (SITE=... for another
