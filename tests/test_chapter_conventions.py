@@ -111,6 +111,3 @@ def test_live_widgets_are_collapsed_run_it_live_blocks(path):
         assert prompt.startswith("Run it live"), (
             f"{path.name} cell {index}: mystnb.code_prompt_show is {prompt!r}"
         )
-        assert not re.search(r"^\s*#\s*nbval-ignore-output", text(cell), flags=re.MULTILINE), (
-            f"{path.name} cell {index}: the tag is enough, the comment is for developers"
-        )
