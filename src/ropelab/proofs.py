@@ -45,6 +45,7 @@ __all__ = [
     "elementwise_form",
     "layout_permutation_matrix",
     "layout_permutation_vector",
+    "mismatched_table_block",
     "norm_preservation",
     "orthogonality",
     "polar_form_rotation",
@@ -712,6 +713,49 @@ def layout_permutation_vector(dim: int = 4) -> sympy.Matrix:
     left = symbolic_rotation(m, dim, "half") * (perm * x)
     right = perm * (symbolic_rotation(m, dim, "interleaved") * x)
     return _difference(left, right)
+
+
+def mismatched_table_block() -> dict[str, sympy.Expr | sympy.Matrix]:
+    r"""The map one pair gets when the cos/sin table and the rotation pair differently (chapter 3).
+
+    A table laid out for the half split, ``cat(mθ, mθ)``, gives coordinate *j* the angle
+    :math:`m\theta_{j \bmod d/2}`; a quarter turn of adjacent pairs,
+    :math:`(-x_1, x_0, -x_3, x_2, \dots)`, then mixes the pair :math:`(2i, 2i+1)` with two
+    different angles, :math:`a = m\theta_{2i \bmod d/2}` for the first coordinate and
+    :math:`b = m\theta_{(2i+1) \bmod d/2}` for the second:
+
+    .. math::
+        B = \begin{pmatrix}\cos a & -\sin a\\ \sin b & \cos b\end{pmatrix},
+        \qquad \det B = \cos(a - b), \qquad \operatorname{tr}(B^\top B) = 2,
+
+    so the eigenvalues of :math:`B^\top B` are :math:`1 \pm |\sin(a - b)|`: the pair's length
+    is scaled by a factor between :math:`\sqrt{1 - |\sin(a - b)|}` and
+    :math:`\sqrt{1 + |\sin(a - b)|}`, and *B* is a rotation only where :math:`a = b`
+    (modulo :math:`2\pi`). The bug class of the PyTorch module of the book's source article
+    003, in our own reconstruction; :func:`ropelab.diagnose_rope` reports it as
+    ``table_mismatch`` (chapter 3A).
+
+    Returns a dict, symbolic in the position *m* and the two frequencies
+    :math:`\theta_a, \theta_b` (``a = m θ_a``, ``b = m θ_b``):
+
+    * ``"block"``: *B*;
+    * ``"orthogonality"``: :math:`B^\top B - I`, which does **not** simplify to zero (it does
+      when :math:`\theta_a = \theta_b`);
+    * ``"determinant"``: :math:`\det B - \cos\big(m(\theta_a - \theta_b)\big)`, zero;
+    * ``"trace"``: :math:`\operatorname{tr}(B^\top B) - 2`, zero.
+    """
+    m, _ = position_symbols()
+    theta_a = sympy.Symbol("theta_a", real=True)
+    theta_b = sympy.Symbol("theta_b", real=True)
+    a, b = m * theta_a, m * theta_b
+    block = sympy.Matrix([[sympy.cos(a), -sympy.sin(a)], [sympy.sin(b), sympy.cos(b)]])
+    gram = block.T * block
+    return {
+        "block": block,
+        "orthogonality": _difference(gram, sympy.eye(2)),
+        "determinant": _difference(block.det(), sympy.cos(m * (theta_a - theta_b))),
+        "trace": _difference(gram.trace(), sympy.Integer(2)),
+    }
 
 
 def _per_layout(
