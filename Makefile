@@ -87,9 +87,11 @@ test: lint book chromium wheel-env
 # The site built from the notebooks' committed outputs, without executing them (tools/build_site.py;
 # run a chapter first with tools/run_notebooks.py), then the layout and print tests of one page on
 # it (test_pages.py is left out: the quick site has no lecturer's-kit files to link to).
-QUICK_SITE := _build/quick/_build/html
+# QUICK=/tmp/<you>-quick keeps your build apart from another editor's.
+QUICK ?= _build/quick
+QUICK_SITE := $(QUICK)/_build/html
 quick-site: $(DEV_STAMP) assets
-	$(BIN)/python tools/build_site.py --out _build/quick
+	$(BIN)/python tools/build_site.py --out $(QUICK)
 
 check-page: quick-site chromium
 	@test -n "$(PAGE)" || { echo "usage: make check-page PAGE=04_theta_spectrum"; exit 2; }
