@@ -53,6 +53,7 @@ __all__ = [
     "LayerRope",
     "QueryTemperature",
     "RopeFields",
+    "as_mapping",
     "normalize_config",
     "v5_rope_parameters",
 ]
@@ -165,7 +166,13 @@ class RopeFields:
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_mapping(config: Any) -> Mapping[str, Any]:
+def as_mapping(config: Any) -> Mapping[str, Any]:
+    """A config as a mapping: a ``config.json`` dict as it is, or ``config.to_dict()`` (a
+    transformers ``PretrainedConfig``).
+
+    Raises:
+        ValueError: for anything else.
+    """
     if isinstance(config, Mapping):
         return config
     to_dict = getattr(config, "to_dict", None)
@@ -268,7 +275,7 @@ def normalize_config(config: Any) -> RopeFields:
     Raises:
         ValueError: if the head size cannot be found or a count is not a positive integer.
     """
-    raw = _as_mapping(config)
+    raw = as_mapping(config)
     text = _text_config(raw)
     model_type = _model_type(raw, text)
     notes: list[str] = []

@@ -53,7 +53,7 @@ from ._checks import (
     check_log_base,
     check_positive,
 )
-from .config_fields import normalize_config
+from .config_fields import as_mapping, normalize_config
 from .core import inv_freq, wavelengths
 from .partial_rotary import p_rope_frequencies
 
@@ -246,20 +246,6 @@ def _need(spec: RopeSpec, name: str) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def _config_mapping(config: Any) -> Mapping[str, Any]:
-    if isinstance(config, Mapping):
-        return config
-    to_dict = getattr(config, "to_dict", None)
-    if callable(to_dict):
-        mapping = to_dict()
-        if isinstance(mapping, Mapping):
-            return mapping
-    raise ValueError(
-        "config must be a mapping (a config.json dict) or an object with a to_dict() method, "
-        f"got {type(config).__name__}"
-    )
-
-
 def _rope_dict(config: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     """The rope dict and the key it came from.
 
@@ -357,7 +343,7 @@ def rope_spec_from_config(config: Any, layer_type: str | None = None) -> RopeSpe
     """
     if isinstance(config, RopeSpec):
         return config
-    raw = _config_mapping(config)
+    raw = as_mapping(config)
     config = _layer_config(raw, layer_type)
     _, params = _rope_dict(config)
     where = _rope_key(raw)
@@ -478,7 +464,7 @@ def frequencies_by_layer_type(
     """
     if isinstance(config, RopeSpec):
         return {"all": frequencies_from_config(config, seq_len)}
-    raw = _config_mapping(config)
+    raw = as_mapping(config)
     return {
         entry.layer_type: frequencies_from_config(entry.config, seq_len)
         for entry in normalize_config(raw).layers
