@@ -527,6 +527,9 @@ def test_full_plan_spans_the_regimes():
     p16 = predicted(plan, by_name["ft-16"])
     assert p16["claim"] == "no hard bound (conjecture)" and p16["d_extra_tune"] == 32
     assert predicted(plan, by_name["ft-1e5"])["claim"] == "bound"
+    # above the critical base the pre-training's d_extra governs (Theorem 3), not d'_extra
+    assert predicted(plan, by_name["ft-1e5"])["d_extra_tune"] == 12
+    assert 2 * math.ceil(16 * math.log(128 / (2 * math.pi)) / math.log(1e5)) == 10
     ablation = predicted(plan, by_name["ablate-1e4"])
     assert by_name["ablate-1e4"].keep_planes == 6
     assert ablation["expected_supported_length"] is None

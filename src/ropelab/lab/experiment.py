@@ -469,6 +469,10 @@ def predicted(plan: Plan, spec: RunSpec) -> dict[str, Any]:
 
     ``claim`` says what the scaling laws claim, in the form the chapter tests it:
 
+    ``d_extra_tune`` is the critical dimension that governs the model by Theorem 3: the
+    pre-training's :math:`d_\\text{extra}` above the critical base :math:`\\beta_0`, and
+    :math:`d'_\\text{extra}` (below) at or below it.
+
     * ``"bound"``: a bound, ``expected_supported_length`` (Theorem 2 or 3);
     * ``"longer than control"``: a base below the pre-training base, whose critical dimension
       grows to ``d_extra_tune`` :math:`= d'_\\text{extra} = 2\\lceil\\frac d2
@@ -496,7 +500,10 @@ def predicted(plan: Plan, spec: RunSpec) -> dict[str, Any]:
         if spec.base >= plan.model.base
         else None
     )
-    d_tune = int(min(d, scaling.critical_dim(d, spec.tune_len, spec.base)))
+    if spec.base > p.critical_base:  # Theorem 3: the pre-training's critical dimension governs
+        d_tune = plan.d_extra
+    else:  # eq. 16c: the critical dimension at the fine-tuning length with the new base
+        d_tune = int(min(d, scaling.critical_dim(d, spec.tune_len, spec.base)))
     if spec.base >= plan.model.base:
         claim, expected = "bound", p.supported_length
     elif d_tune >= d:
