@@ -38,7 +38,6 @@ EXPLORABLES_PRINT_AS_FIGURES = {
     "03_block_diagonal": "explorable without a print-only static figure after it",
     "04_theta_spectrum": "explorable without a print-only static figure after it",
     "05_long_range_decay": "explorable without a print-only static figure after it",
-    "06_scaling_laws": "explorable without a print-only static figure after it",
 }
 # -------------------------------------------------------------------------------------------
 
