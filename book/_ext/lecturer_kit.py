@@ -1,0 +1,493 @@
+"""The lecturer's kit in the build (issue 18): editions, the PDF's LaTeX, and the kit's links.
+
+Configuration (``_config.yml``, ``sphinx.config``):
+
+* ``ropelab_edition``: ``"instructor"`` (the default: solutions included, collapsed on screen)
+  or ``"student"`` (every sphinx-exercise ``{solution}`` block removed from the pages and the
+  PDF; exercises keep their numbers). The Sphinx tag of the same name is set, so a page can
+  hold ``{only}`` blocks for one edition.
+
+What it does:
+
+* **Every page** gets a "Lecturer's kit" menu in its header: the book as a PDF (this edition's),
+  the chapter's slides (chapter pages) and the archive of reusable figures; and the kit's own
+  stylesheet (``book/assets/ropelab-kit.css``: the "Before you start" and "What to remember"
+  boxes, the cheat sheet and the glossary).
+* **The LaTeX builder** (``make pdf``, ``tools/build_pdf.py``) uses the book's class and
+  preamble (``book/latex/``: XeLaTeX, a CJK font for the glossary, A4, wrapped code) and this
+  extension's post-transforms: explorables and ``screen-only`` cells are left out (the static
+  figure next to each explorable is printed instead), chapters keep the number in their title
+  and LaTeX numbers nothing of its own, figures and tables carry the numbers the site shows
+  (``book/_ext/chapter_numbers.py``), every display equation is scaled down to the line when it
+  is wider, and the two chapter boxes have their colours.
+
+The names of the kit's files in the built site are defined here (``KIT_*``, :func:`pdf_name`,
+:func:`slides_path`) and read by ``tools/build_kit.py`` and the tests.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ConfigError
+from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+BOOK = Path(__file__).resolve().parents[1]
+LATEX_DIR = BOOK / "latex"
+ASSETS = BOOK / "assets"
+
+EDITIONS = ("instructor", "student")
+#: The kit's folders and files, relative to the site's root.
+KIT_DIR = "kit"
+SLIDES_DIR = "slides"
+STUDENT_DIR = "student"
+FIGURES_ARCHIVE = f"{KIT_DIR}/rope-derived-and-run-figures.zip"
+#: The LaTeX document (``latex_documents``' target) and the PDF's name.
+LATEX_TARGET = "rope-derived-and-run"
+#: Classes of the two admonitions every chapter carries (book/../notes: kit conventions).
+META_CLASS = "chapter-meta"
+REMEMBER_CLASS = "remember"
+#: Cell tag of the cells a chapter's slides are made of.
+SLIDE_TAG = "slide"
+
+
+def pdf_name(edition: str) -> str:
+    """``kit/rope-derived-and-run.pdf`` (instructor) or ``kit/…-student.pdf``."""
+    suffix = "" if edition == "instructor" else f"-{edition}"
+    return f"{KIT_DIR}/{LATEX_TARGET}{suffix}.pdf"
+
+
+def slides_path(docname: str) -> str:
+    """The deck of a chapter: ``notebooks/05_long_range_decay`` -> ``slides/05_long_range_decay.html``."""
+    return f"{SLIDES_DIR}/{Path(docname).name}.html"
+
+
+def is_chapter(docname: str) -> bool:
+    return docname.startswith("notebooks/")
+
+
+# --- configuration ------------------------------------------------------------------------
+
+
+def _latex_elements() -> dict[str, str]:
+    fonts = r"""
+\setmainfont{FreeSerif}[Extension=.otf, UprightFont=*, ItalicFont=*Italic,
+  BoldFont=*Bold, BoldItalicFont=*BoldItalic]
+\setsansfont{DejaVu Sans}[Scale=0.92]
+\setmonofont{DejaVu Sans Mono}[Scale=0.84]
+\usepackage{xeCJK}
+\setCJKmainfont{Noto Serif CJK SC}
+\setCJKsansfont{Noto Sans CJK SC}
+\setCJKmonofont{Noto Sans Mono CJK SC}
+% Curly quotes, dashes, the ellipsis and the middle dot stay Western (xeCJK would set them
+% full width in the CJK font).
+\xeCJKDeclareCharClass{Default}{"00B7, "2013, "2014, "2018, "2019, "201C, "201D, "2026, "2212}
+"""
+    return {
+        "papersize": "a4paper",
+        "pointsize": "10pt",
+        "fontpkg": fonts,
+        "fncychap": "",
+        "tocdepth": r"\setcounter{tocdepth}{1}",
+        "geometry": r"\usepackage[a4paper,top=2.3cm,bottom=2.3cm,left=2.4cm,right=2.4cm]{geometry}",
+        "preamble": r"\usepackage{ropelab-kit}",
+        "figure_align": "H",
+        "makeindex": "",
+        "printindex": "",
+        "sphinxsetup": (
+            "verbatimforcewraps=true, verbatimmaxunderfull=0, verbatimhintsturnover=false,"
+            " TitleColor={RGB}{30,50,90}, InnerLinkColor={RGB}{30,70,140},"
+            " OuterLinkColor={RGB}{30,70,140}"
+        ),
+    }
+
+
+def configure(app: Sphinx, config: Config) -> None:
+    """After sphinx-jupyterbook-latex's own ``config-inited`` (it sets its theme and preamble)."""
+    if config.ropelab_edition not in EDITIONS:
+        raise ConfigError(
+            f"ropelab_edition must be one of {EDITIONS}, not {config.ropelab_edition!r}"
+        )
+    app.tags.add(config.ropelab_edition)
+    # The book's class instead of jupyterBook.cls (which needs tikz, pgfplots and bbm).
+    config.latex_theme = "ropelabBook"
+    config.latex_additional_files = [
+        *config.latex_additional_files,
+        str(LATEX_DIR / "ropelabBook.cls"),
+        str(LATEX_DIR / "ropelab-kit.sty"),
+    ]
+    elements = dict(config.latex_elements)
+    ours = _latex_elements()
+    # sphinx-jupyterbook-latex appended its preamble (unicode-math, ucharclasses): keep it.
+    ours["preamble"] = ours["preamble"] + "\n" + elements.pop("preamble", "")
+    elements.update(ours)
+    config.latex_elements = elements
+    config.latex_use_xindy = False
+    if str(ASSETS) not in config.html_static_path:
+        config.html_static_path = [*config.html_static_path, str(ASSETS)]
+    app.add_css_file("ropelab-kit.css", priority=910)
+
+
+# --- the student edition ------------------------------------------------------------------
+
+
+class RemoveSolutions(SphinxTransform):
+    """The student edition: drop every sphinx-exercise solution (the exercise stays, with its
+    number; the numbers come from the exercises only)."""
+
+    default_priority = 100
+
+    def apply(self, **kwargs: Any) -> None:
+        if self.config.ropelab_edition != "student":
+            return
+        from sphinx_exercise.nodes import (
+            solution_end_node,
+            solution_node,
+            solution_start_node,
+        )
+
+        for node in list(self.document.findall(solution_node)):
+            node.parent.remove(node)
+        gated = list(self.document.findall(solution_start_node)) + list(
+            self.document.findall(solution_end_node)
+        )
+        if gated:
+            logger.warning(
+                "gated solutions (solution-start/solution-end) are not removed from the student "
+                "edition: write solutions as {solution} blocks",
+                location=gated[0],
+            )
+
+
+# --- the LaTeX build ----------------------------------------------------------------------
+
+
+def _cell_tags(cell: nodes.Element) -> set[str]:
+    return {c[len("tag_") :] for c in cell.get("classes", []) if c.startswith("tag_")}
+
+
+def _is_explorable_cell(cell: nodes.Element) -> bool:
+    """A code cell whose output holds an explorable (HTML with ``ropelab-explorable``)."""
+    for raw in cell.findall(nodes.raw):
+        if "html" in raw.get("format", "") and "ropelab-explorable" in raw.astext():
+            return True
+    return False
+
+
+def _code_cells(document: nodes.Node) -> list[nodes.Element]:
+    return [
+        node for node in document.findall(nodes.container) if node.get("nb_element") == "cell_code"
+    ]
+
+
+class LatexDropScreenCells(SphinxPostTransform):
+    """Leave the explorables and the ``screen-only`` cells out of the PDF. Runs before myst-nb
+    picks a mime type (priority 4), which would otherwise print an explorable's text repr."""
+
+    default_priority = 3
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        for cell in _code_cells(self.document):
+            if "screen-only" in _cell_tags(cell) or _is_explorable_cell(cell):
+                cell.parent.remove(cell)
+
+
+def _docname_of(node: nodes.Node) -> str | None:
+    """The page a node of the assembled LaTeX tree comes from: its nearest ``start_of_file``,
+    or a section that sphinx-jupyterbook-latex marked with its ``docname``."""
+    parent = node
+    while parent is not None:
+        if isinstance(parent, (addnodes.start_of_file, nodes.section)) and parent.get("docname"):
+            return parent["docname"]
+        parent = parent.parent
+    return None
+
+
+def _latex(text: str) -> nodes.raw:
+    return nodes.raw("", text, format="latex")
+
+
+def _command(name: str, argument: str) -> str:
+    """``\\name{argument}`` and a newline."""
+    return "\\" + name + "{" + argument + "}\n"
+
+
+#: ``\\[`` that is not a line break with a length (``\\[2pt]``): SymPy writes rows that start
+#: with a bracket (``\\[p_{m+s} - M_s p_m]_0``), which LaTeX would read as that length.
+_ROW_BRACKET = re.compile(r"\\\\(\s*)\[(?!\s*-?[\d.]+\s*(?:pt|em|ex|mm|cm|in|bp|mu)\s*\])")
+#: The same at the start of an ``aligned`` block, which LaTeX would read as its position.
+_BLOCK_BRACKET = re.compile(r"(\\begin\{(?:aligned|gathered)\})(\s*)\[(?![tbc]\])")
+
+
+def fit_display_math(text: str, numbered: bool) -> str:
+    """The body of a display equation as ``\\ropelabfit{width}{\\begin{aligned}…\\end{aligned}}``:
+    Sphinx's own split (one equation, or one per blank-line separated part), scaled down to
+    the line when it is wider. ``numbered`` leaves room for the equation number."""
+    parts = [part.strip() for part in text.split("\n\n") if part.strip()]
+    width = r"\dimexpr\displaywidth-4em\relax" if numbered else r"\displaywidth"
+    body = _ROW_BRACKET.sub(r"\\\\{}\1[", "\\\\\n".join(parts))
+    body = _BLOCK_BRACKET.sub(r"\1{}\2[", body)
+    return "\\ropelabfit{" + width + "}{\\begin{aligned}" + body + "\n\\end{aligned}}"
+
+
+class LatexBookLayout(SphinxPostTransform):
+    """Chapter numbers, the site's figure and table numbers, equations that fit, coloured
+    chapter boxes. After references are resolved (10) and before sphinx-jupyterbook-latex
+    rearranges the tree into parts (700), which leaves stale parent links behind."""
+
+    default_priority = 650
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        from chapter_numbers import chapter_number
+
+        env = self.env
+        for start in list(self.document.findall(addnodes.start_of_file)):
+            number = chapter_number(env, start["docname"]) or ""
+            start.insert(0, _latex(_command("ropelabchapter", number)))
+
+        for kind, command in (("figure", "ropelabfignum"), ("table", "ropelabtablenum")):
+            for node in list(self.document.findall(getattr(nodes, kind))):
+                docname = _docname_of(node)
+                ids = node.get("ids") or []
+                numbers = env.toc_fignumbers.get(docname or "", {}).get(kind, {})
+                found = next((numbers[i] for i in ids if i in numbers), None)
+                if found is None:
+                    continue
+                label = ".".join(str(n) for n in found)
+                node.parent.insert(node.parent.index(node), _latex(_command(command, label)))
+
+        for math in list(self.document.findall(nodes.math_block)):
+            if math.get("nowrap"):
+                continue
+            label = math.get("label")
+            if label:
+                target = f"equation:{math['docname']}:{label}"
+                begin = "\\begin{equation}" + _command("label", target).rstrip()
+                end = "\\end{equation}"
+            else:
+                begin, end = "\\begin{equation*}", "\\end{equation*}"
+            body = fit_display_math(math.astext(), numbered=bool(label))
+            math.replace_self(_latex(f"{begin}\n{body}\n{end}\n"))
+
+        for admonition in list(self.document.findall(nodes.admonition)):
+            classes = admonition.get("classes", [])
+            for cls, env_name in ((META_CLASS, "ropelabmeta"), (REMEMBER_CLASS, "ropelabremember")):
+                if cls in classes:
+                    parent = admonition.parent
+                    index = parent.index(admonition)
+                    parent.insert(index + 1, _latex(_command("end", env_name)))
+                    parent.insert(index, _latex(_command("begin", env_name)))
+
+
+# --- the site: the kit's files and links -------------------------------------------------
+
+
+def kit_dir(app: Sphinx) -> Path:
+    """Where ``make kit`` put the kit (``ropelab_kit_dir``, relative to the book's root)."""
+    return (Path(app.srcdir) / app.config.ropelab_kit_dir).resolve()
+
+
+def kit_items(app: Sphinx) -> dict[str, str]:
+    """The kit's files this site will serve, by name -> path in the site (only those built)."""
+    source = kit_dir(app)
+    edition = app.config.ropelab_edition
+    items: dict[str, str] = {}
+    if (source / pdf_name(edition)).is_file():
+        items["pdf"] = pdf_name(edition)
+    if (source / FIGURES_ARCHIVE).is_file():
+        items["figures"] = FIGURES_ARCHIVE
+    if (source / SLIDES_DIR / "index.html").is_file():
+        items["slides"] = f"{SLIDES_DIR}/index.html"
+    if edition == "instructor" and (source / STUDENT_DIR / "index.html").is_file():
+        items["student"] = f"{STUDENT_DIR}/index.html"
+    return items
+
+
+def has_slides(app: Sphinx, docname: str) -> bool:
+    return is_chapter(docname) and (kit_dir(app) / slides_path(docname)).is_file()
+
+
+def copy_kit(app: Sphinx, exception: Exception | None) -> None:
+    """Copy the built kit into the site: this edition's PDF, the figures, the slides and (into
+    the instructor site) the student edition."""
+    if exception is not None or app.builder.format != "html":
+        return
+    source, out = kit_dir(app), Path(app.outdir)
+    for relative in kit_items(app).values():
+        top = Path(relative).parts[0]
+        if top in (SLIDES_DIR, STUDENT_DIR):
+            shutil.copytree(source / top, out / top, dirs_exist_ok=True)
+        else:
+            (out / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / relative, out / relative)
+
+
+def add_kit_buttons(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """A "Lecturer's kit" menu in the header of every page (after the theme's own buttons),
+    with what the kit holds: the PDF, this chapter's slides, the figures, the student edition."""
+    buttons = context.get("header_buttons")
+    if buttons is None:
+        return
+    pathto = context["pathto"]
+    available = kit_items(app)
+    student = app.config.ropelab_edition == "student"
+    entries = [
+        (
+            "pdf",
+            "Book (PDF, student edition)" if student else "Book (PDF)",
+            "The whole book as a PDF",
+            "fas fa-book",
+        ),
+        ("slides", "Slides", "This chapter's slides", "fas fa-person-chalkboard"),
+        (
+            "figures",
+            "Figures (SVG, PDF)",
+            "Every figure of the book as SVG and PDF, with its number and caption",
+            "fas fa-images",
+        ),
+        ("student", "Student edition", "The book without the solutions", "fas fa-user-graduate"),
+    ]
+    items = []
+    for key, text, tooltip, icon in entries:
+        if key not in available:
+            continue
+        target = available[key]
+        if key == "slides":
+            if not has_slides(app, pagename):
+                continue
+            target = slides_path(pagename)
+        items.append(
+            {
+                "type": "link",
+                "url": pathto(target, 1),
+                "text": text,
+                "tooltip": tooltip,
+                "icon": icon,
+                "label": f"kit-{key}-button",
+            }
+        )
+    if items:
+        buttons.append(
+            {
+                "type": "group",
+                "tooltip": "Lecturer's kit",
+                "icon": "fas fa-chalkboard-user",
+                "buttons": items,
+                "label": "kit-buttons",
+            }
+        )
+
+
+def _relative(app: Sphinx, docname: str, target: str) -> str:
+    """A link from a page to a file of the site (both relative to the site's root)."""
+    page = app.builder.get_target_uri(docname)
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+class SlidesLinkInChapterBox(SphinxPostTransform):
+    """On a chapter page, the "Before you start" box ends with a link to the chapter's slides."""
+
+    default_priority = 900
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        docname = self.env.docname
+        if not has_slides(self.app, docname):
+            return
+        for admonition in self.document.findall(nodes.admonition):
+            if META_CLASS in admonition.get("classes", []):
+                href = _relative(self.app, docname, slides_path(docname))
+                paragraph = nodes.paragraph(classes=["kit-slides-link"])
+                paragraph += nodes.raw(
+                    "",
+                    f'<a class="reference external" href="{href}">Slides for this chapter</a>'
+                    " (reveal.js; press F for full screen, S for the speaker view)",
+                    format="html",
+                )
+                admonition += paragraph
+                break
+
+
+class KitLinks(SphinxDirective):
+    """``{kit-links}``: the kit's parts as a list, each a link where the site has it."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        available = kit_items(self.env.app) if self.env.app.builder.format == "html" else {}
+        docname = self.env.docname
+        parts = [
+            (
+                "pdf",
+                "The book as a PDF",
+                "every chapter, figure and exercise, with the solutions"
+                if self.config.ropelab_edition == "instructor"
+                else "without the solutions",
+            ),
+            (
+                "slides",
+                "Slides",
+                "a reveal.js deck per chapter, from the cells each chapter marks"
+                " for slides: its key equations, figures and explorable; works offline",
+            ),
+            (
+                "figures",
+                "Every figure as SVG and PDF",
+                "named by number"
+                " (fig-5-2-decay-sweep.svg), with the captions in an index, in one archive",
+            ),
+            ("student", "The student edition", "the same site and PDF without the solutions"),
+        ]
+        items = nodes.bullet_list()
+        for key, title, what in parts:
+            if key not in available and key != "pdf":
+                continue
+            item = nodes.list_item()
+            paragraph = nodes.paragraph()
+            if key in available:
+                href = _relative(self.env.app, docname, available[key])
+                paragraph += nodes.raw(
+                    "",
+                    f'<a class="reference external" href="{href}"><strong>{title}</strong></a>',
+                    format="html",
+                )
+                paragraph += nodes.Text(f": {what}.")
+            else:
+                paragraph += nodes.strong(text=title)
+                paragraph += nodes.Text(f": {what}.")
+            item += paragraph
+            items += item
+        return [items]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("ropelab_edition", "instructor", "env", types=[str])
+    app.add_config_value("ropelab_kit_dir", "_build/kit", "env", types=[str])
+    # After sphinx-jupyterbook-latex's override_latex_config (priority 500).
+    app.connect("config-inited", configure, priority=800)
+    app.add_transform(RemoveSolutions)
+    app.add_post_transform(LatexDropScreenCells)
+    app.add_post_transform(LatexBookLayout)
+    app.add_post_transform(SlidesLinkInChapterBox)
+    app.add_directive("kit-links", KitLinks)
+    # After sphinx-book-theme's add_header_buttons (priority 501).
+    app.connect("html-page-context", add_kit_buttons, priority=520)
+    app.connect("build-finished", copy_kit)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

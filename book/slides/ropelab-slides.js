@@ -1,0 +1,44 @@
+// Start a chapter's deck (tools/build_slides.py) once MathJax has typeset, then fit every slide
+// into 1280 x 800: a slide whose content is taller is shrunk (--fit) until it fits.
+(function () {
+  'use strict';
+  const WIDTH = 1280;
+  const HEIGHT = 800;
+
+  function fit(section) {
+    if (!section || section.dataset.fit) {
+      return;
+    }
+    const limit = HEIGHT * 0.97;
+    let scale = 1;
+    section.style.setProperty('--fit', '1');
+    while (section.scrollHeight > limit && scale > 0.45) {
+      scale = Math.round((scale - 0.05) * 100) / 100;
+      section.style.setProperty('--fit', String(scale));
+    }
+    section.dataset.fit = String(scale);
+  }
+
+  function start() {
+    Reveal.initialize({
+      hash: true,
+      slideNumber: 'c/t',
+      width: WIDTH,
+      height: HEIGHT,
+      margin: 0.04,
+      center: false,
+      transition: 'none',
+      plugins: [RevealNotes],
+    }).then(() => {
+      fit(Reveal.getCurrentSlide());
+      Reveal.on('slidechanged', (event) => fit(event.currentSlide));
+      Reveal.layout();
+      document.documentElement.dataset.deckReady = 'true';
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+    (typeset || Promise.resolve()).then(start, start);
+  });
+})();
