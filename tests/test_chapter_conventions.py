@@ -33,8 +33,6 @@ LIVE_BLOCKS_NOT_YET = {
     "05_long_range_decay",
     "06_scaling_laws",
     "07_extrapolation_lab",
-    "08_rope_in_practice",
-    "09_beyond_the_sources",
 }
 # -----------------------------------------------------------------------------------------------
 
