@@ -107,3 +107,23 @@ def test_expected_score_by_monte_carlo():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_trend_ends_with_the_slowest_plane_far_from_a_turn():
+    """Chapter 5: at r* = β e^(-γ) the log term of the law is used up, not every plane fast:
+    the slowest plane has turned e^(-γ) β^(2/d) ≈ 0.56-0.70 rad (computed independently)."""
+    import math
+
+    from ropelab.plots.decay import trend_end
+
+    euler = 0.5772156649015329
+    for base in (10.0, 1e4, 1e6):
+        r_star = trend_end(base)
+        assert r_star == pytest.approx(base * math.exp(-euler), rel=1e-12)
+        angle = r_star * inv_freq(128, base)[-1]
+        assert angle == pytest.approx(math.exp(-euler) * base ** (2 / 128), rel=1e-12)
+        assert 0.56 < angle < 0.71  # well short of one radian, let alone a turn
+        # the law d (1 - (ln r + γ) / ln β) is zero there: its log term is used up
+        assert 128 * (1 - (math.log(r_star) + euler) / math.log(base)) == pytest.approx(
+            0.0, abs=1e-9
+        )

@@ -238,3 +238,16 @@ def test_base_comparison_figure_draws_the_comparison():
     )
     assert peak.get_xdata()[0] == 6
     np.testing.assert_allclose(ratio.get_lines()[0].get_ydata(), 10.0 ** (-np.arange(64) / 64))
+
+
+def test_plane_signals_fast_plane_does_not_hide_the_slow_ones():
+    """Issue 13: over 4,096 positions plane 0 turns 652 times and used to paint a solid band
+    over the other curves; it is now a faint band behind them, labelled with its periods."""
+    fig = spectrum.plot_plane_signals(128, 10000.0, planes=(0, 24, 63), long_len=4096)
+    far = fig.axes[1]
+    fast, middle, slow = far.get_lines()
+    periods = 4096 * theta_ref(128, 10000.0)[0] / (2 * np.pi)
+    assert fast.get_alpha() < 0.3 and fast.get_zorder() < min(middle.get_zorder(), 3)
+    for line in (middle, slow):
+        assert line.get_alpha() in (None, 1.0) and line.get_zorder() > fast.get_zorder()
+    assert f"i = 0: {periods:,.0f} periods (faint band)" in [t.get_text() for t in far.texts]

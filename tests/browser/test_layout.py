@@ -37,7 +37,6 @@ MATH_FITS_ON_SCREEN = {
     "01_rotation_2d": "equations wider than the column at 1280/768 px",
     "02_complex_derivation": "equations wider than the column at 1280/768 px",
     "03_block_diagonal": "equations wider than the column at 1280/768 px",
-    "05_long_range_decay": "equations wider than the column at 1280/768 px",
 }
 MATH_NEVER_CLIPPED: dict[str, str] = {}
 CODE_FITS_AT_1280 = {
@@ -45,8 +44,6 @@ CODE_FITS_AT_1280 = {
     "01_rotation_2d": "code or output lines longer than 79 characters",
     "02_complex_derivation": "code or output lines longer than 79 characters",
     "03_block_diagonal": "code or output lines longer than 79 characters",
-    "04_theta_spectrum": "code or output lines longer than 79 characters",
-    "05_long_range_decay": "code or output lines longer than 79 characters",
     "07_extrapolation_lab": "code or output lines longer than 79 characters",
 }
 FIGURES_NUMBERED = {
@@ -54,8 +51,6 @@ FIGURES_NUMBERED = {
     "01_rotation_2d": "figures without a numbered caption",
     "02_complex_derivation": "figures without a numbered caption",
     "03_block_diagonal": "figures without a numbered caption",
-    "04_theta_spectrum": "figures without a numbered caption",
-    "05_long_range_decay": "figures without a numbered caption",
     "07_extrapolation_lab": "figures without a numbered caption",
 }
 NO_TEX_IN_PROSE = {

@@ -30,14 +30,11 @@ MATH_FITS_IN_PRINT = {
     "01_rotation_2d": "equations too wide for the paper even at 40 %",
     "02_complex_derivation": "equations too wide for the paper even at 40 %",
     "03_block_diagonal": "equations too wide for the paper even at 40 %",
-    "05_long_range_decay": "equations too wide for the paper even at 40 %",
 }
 EXPLORABLES_PRINT_AS_FIGURES = {
     "02_complex_derivation": "explorable without a print-only static figure after it",
     "01_rotation_2d": "explorable without a print-only static figure after it",
     "03_block_diagonal": "explorable without a print-only static figure after it",
-    "04_theta_spectrum": "explorable without a print-only static figure after it",
-    "05_long_range_decay": "explorable without a print-only static figure after it",
 }
 # -------------------------------------------------------------------------------------------
 

@@ -198,7 +198,9 @@ def law_window_means(dim: int, base: float, edges: Sequence[int]) -> np.ndarray:
 def trend_end(base: float) -> float:
     r"""The distance :math:`r^* = \beta e^{-\gamma} \approx 0.56\,\beta` where :func:`log_trend` reaches 0.
 
-    Beyond :math:`r^*` the ones score has no downward trend left (chapter 5).
+    Beyond :math:`r^*` the ones score has no downward trend left: the log term
+    :math:`\ln(\beta/r)` of the law has shrunk to γ. Not every plane is fast there: the
+    slowest has turned only :math:`e^{-\gamma}\beta^{2/d}` rad, about 0.6 (chapter 5).
     """
     base = check_positive(base, "base", minimum=1.0)
     return base * float(np.exp(-EULER_GAMMA))

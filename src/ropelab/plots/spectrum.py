@@ -303,7 +303,8 @@ def plot_plane_signals(
     Left: positions ``0 .. short_len``; a fast plane (small *i*) changes a lot from one token to
     the next, a slow plane (large *i*) does not change visibly. Right: positions
     ``0 .. long_len``; the fast plane repeats hundreds of times, so on this scale it cannot
-    order distances, while the slow plane changes slowly and steadily. Chapter 4.
+    order distances (it is drawn as a faint band behind the other curves, labelled with its
+    number of periods), while the slow plane changes slowly and steadily. Chapter 4.
     """
     dim = check_dim(dim)
     theta = inv_freq(dim, check_base(base))
@@ -320,14 +321,30 @@ def plot_plane_signals(
         m = np.arange(short_len + 1)
         near.plot(m, np.cos(m * theta[plane]), "o-", ms=3, lw=1, color=colour, label=label)
         m = np.arange(long_len + 1)
-        fast = TWO_PI / theta[plane] < long_len / 100  # too many periods to draw as a curve
+        # A plane with too many periods to draw as a curve fills the panel: draw it as a faint
+        # band behind the others, so that it never hides the slow planes' curves.
+        periods = long_len * theta[plane] / TWO_PI
+        fast = periods > 100
         far.plot(
             m,
             np.cos(m * theta[plane]),
-            lw=0.3 if fast else 1.4,
-            alpha=0.5 if fast else 1.0,
+            lw=0.3 if fast else 1.6,
+            alpha=0.18 if fast else 1.0,
             color=colour,
+            zorder=1 if fast else 3,
         )
+        if fast:
+            far.text(
+                0.98,
+                0.04 + 0.08 * k,
+                f"i = {plane}: {periods:,.0f} periods (faint band)",
+                transform=far.transAxes,
+                ha="right",
+                fontsize=7,
+                color=colour,
+                zorder=4,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
+            )
     near.set_title(f"positions 0 to {short_len}")
     far.set_title(f"positions 0 to {long_len:,}")
     near.set_ylabel(r"$\cos(m\theta_i)$")
