@@ -109,13 +109,62 @@ def test_chapter_structure(path):
     )
 
 
+#: The only reasons a cell may skip nbval's output comparison (its ``nbval-ignore-output``
+#: tag): it shows a live widget (the output is a widget model, not text) or a wall-clock
+#: timing (different on every machine and every run). The cell's code says which.
+IGNORED_OUTPUT_REASONS = {
+    "a live widget": re.compile(r"\blive_widget\("),
+    "a wall-clock timing": re.compile(
+        r"\btime_\w+\(|perf_counter|\btimeit\b|benchmarks/results\.json"
+    ),
+}
+
+#: Chapters that still carry a "# nbval-ignore-output: ..." comment in a cell, a line meant
+#: for developers that readers see (issue 13). Strict xfails: delete a chapter's line when
+#: its comments are gone (the cell tag is enough).
+NBVAL_COMMENTS_LEFT = {
+    "04_theta_spectrum.ipynb",
+    "05_long_range_decay.ipynb",
+    "06_scaling_laws.ipynb",
+    "07_extrapolation_lab.ipynb",
+}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_outputs_are_committed_and_ignored_outputs_say_why(path):
+def test_outputs_are_committed_and_ignored_outputs_have_an_allowed_reason(path):
     for cell in load(path)["cells"][1:]:
         if cell["cell_type"] != "code":
             continue
         assert cell["execution_count"] is not None, f"unexecuted cell in {path.name}"
         if "nbval-ignore-output" in cell["metadata"].get("tags", []):
-            assert re.search(r"^# nbval-ignore-output: \S", source(cell), flags=re.MULTILINE), (
-                f"{path.name}: a cell skips output comparison without a comment saying why"
+            text = source(cell)
+            reasons = [why for why, shows in IGNORED_OUTPUT_REASONS.items() if shows.search(text)]
+            assert reasons, (
+                f"{path.name}: a cell skips output comparison but is neither "
+                f"{' nor '.join(IGNORED_OUTPUT_REASONS)}:\n{text[:200]}"
             )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            id=p.name,
+            marks=[pytest.mark.xfail(strict=True, reason="nbval comments left (issue 13)")]
+            if p.name in NBVAL_COMMENTS_LEFT
+            else [],
+        )
+        for p in NOTEBOOKS
+    ],
+)
+def test_no_test_machinery_in_the_cells(path):
+    """The cell tag says nbval skips an output; a comment saying so is for developers, and
+    a reader sees it."""
+    flagged = [
+        source(cell).splitlines()[0]
+        for cell in load(path)["cells"]
+        if cell["cell_type"] == "code"
+        and re.search(r"^\s*#\s*nbval", source(cell), flags=re.MULTILINE)
+    ]
+    assert flagged == [], f"{path.name}: cells with an nbval comment: {flagged}"

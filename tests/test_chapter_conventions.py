@@ -28,7 +28,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 # --- chapters not yet converted (issue 13) ----------------------------------------------------
 LIVE_BLOCKS_NOT_YET = {
-    "03_block_diagonal",
     "04_theta_spectrum",
     "05_long_range_decay",
     "06_scaling_laws",

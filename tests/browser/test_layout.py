@@ -32,33 +32,16 @@ from page_layout import summarize
 from .conftest import SITE, book_pages, page_params, write_json
 
 # --- chapters not yet fixed (issue 13): stem -> what is still wrong ------------------------
-MATH_FITS_ON_SCREEN = {
-    "00_why_positions": "equations wider than the column at 1280/768 px",
-    "01_rotation_2d": "equations wider than the column at 1280/768 px",
-    "02_complex_derivation": "equations wider than the column at 1280/768 px",
-    "03_block_diagonal": "equations wider than the column at 1280/768 px",
-}
+MATH_FITS_ON_SCREEN: dict[str, str] = {}
 MATH_NEVER_CLIPPED: dict[str, str] = {}
 CODE_FITS_AT_1280 = {
-    "00_why_positions": "code or output lines longer than 79 characters",
-    "01_rotation_2d": "code or output lines longer than 79 characters",
-    "02_complex_derivation": "code or output lines longer than 79 characters",
-    "03_block_diagonal": "code or output lines longer than 79 characters",
     "07_extrapolation_lab": "code or output lines longer than 79 characters",
 }
 FIGURES_NUMBERED = {
-    "00_why_positions": "figures without a numbered caption",
-    "01_rotation_2d": "figures without a numbered caption",
-    "02_complex_derivation": "figures without a numbered caption",
-    "03_block_diagonal": "figures without a numbered caption",
     "07_extrapolation_lab": "figures without a numbered caption",
 }
-NO_TEX_IN_PROSE = {
-    "03_block_diagonal": "literal $ around display math in list items",
-}
-EXERCISES_PER_CHAPTER = {
-    "00_why_positions": "'Exercise {ref}`…`' renders 'Exercise Exercise 0.1' (cell 11)",
-}
+NO_TEX_IN_PROSE: dict[str, str] = {}
+EXERCISES_PER_CHAPTER: dict[str, str] = {}
 # -------------------------------------------------------------------------------------------
 
 PAGES = book_pages()

@@ -25,17 +25,8 @@ import pytest
 from .conftest import book_pages, page_params
 
 # --- chapters not yet fixed (issue 13): stem -> what is still wrong ------------------------
-MATH_FITS_IN_PRINT = {
-    "00_why_positions": "equations too wide for the paper even at 40 %",
-    "01_rotation_2d": "equations too wide for the paper even at 40 %",
-    "02_complex_derivation": "equations too wide for the paper even at 40 %",
-    "03_block_diagonal": "equations too wide for the paper even at 40 %",
-}
-EXPLORABLES_PRINT_AS_FIGURES = {
-    "02_complex_derivation": "explorable without a print-only static figure after it",
-    "01_rotation_2d": "explorable without a print-only static figure after it",
-    "03_block_diagonal": "explorable without a print-only static figure after it",
-}
+MATH_FITS_IN_PRINT: dict[str, str] = {}
+EXPLORABLES_PRINT_AS_FIGURES: dict[str, str] = {}
 # -------------------------------------------------------------------------------------------
 
 PAGES = book_pages()
