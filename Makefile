@@ -11,10 +11,13 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots
+.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots \
+  texlive pdf figures slides student kit
 
 help:
-	@echo "make book       build the site (creates $(VENV) when missing)"
+	@echo "make book       build the site, both editions and the lecturer's kit (creates $(VENV) when missing)"
+	@echo "make kit        the lecturer's kit: make pdf, figures, slides, then the student edition"
+	@echo "make pdf        the book as a PDF, instructor and student editions (TeX Live from Debian)"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
 	@echo "make check-page PAGE=04_theta_spectrum"
@@ -51,8 +54,44 @@ vendor/mathjax/tex-chtml-full.js: node_modules/.package-lock.json
 
 assets: vendor/mathjax/tex-chtml-full.js
 
-book: $(RUNTIME_STAMP) assets
+# The instructor site (solutions collapsed) with the lecturer's kit copied in by
+# book/_ext/lecturer_kit.py: the PDF, the slides, the figures and the student edition (student/).
+book: $(RUNTIME_STAMP) assets kit
 	$(BIN)/jupyter-book build --all -W --keep-going .
+
+# The lecturer's kit (issue 18), built into $(KIT) from the notebooks' committed outputs (nothing
+# re-executes but the figure export); `make book` copies it into the site.
+#   pdf      the book through Jupyter Book's LaTeX builder and XeLaTeX, both editions
+#   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
+#   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm)
+#   student  the site without the solutions (ropelab_edition: student), into $(KIT)/student
+KIT := _build/kit
+TEXLIVE_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+  texlive-fonts-recommended texlive-lang-chinese latexmk tex-gyre fonts-noto-cjk \
+  fonts-freefont-otf fonts-dejavu-core poppler-utils
+texlive:
+	@{ command -v xelatex && command -v latexmk && command -v pdftotext && kpsewhich xeCJK.sty \
+	   && fc-list | grep -q "Noto Serif CJK SC" && fc-list | grep -q FreeSerif \
+	   && fc-list | grep -q "DejaVu Sans Mono"; } >/dev/null 2>&1 || { \
+	  echo "installing TeX Live from Debian's packages for the PDF"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends $(TEXLIVE_PACKAGES); }
+
+pdf: $(RUNTIME_STAMP) texlive
+	$(BIN)/python tools/build_pdf.py --kit $(KIT)
+
+figures: $(RUNTIME_STAMP)
+	$(BIN)/python tools/export_figures.py --kit $(KIT)
+
+slides: $(RUNTIME_STAMP) assets
+	$(BIN)/python tools/build_slides.py --out $(KIT)/slides
+
+student: $(RUNTIME_STAMP) assets
+	$(BIN)/python tools/build_student.py --out $(KIT)/student
+
+# The student site copies the PDFs, figures and slides it links to: it comes last.
+kit: pdf figures slides
+	$(BIN)/python tools/build_student.py --out $(KIT)/student
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

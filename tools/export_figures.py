@@ -31,10 +31,12 @@ import argparse
 import base64
 import html
 import json
+import multiprocessing
 import os
 import re
 import struct
 import sys
+import tempfile
 import time
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
@@ -186,17 +188,23 @@ def svg_size(svg: str) -> tuple[float, float]:
 
 def run_vector(path: Path, timeout: int = 900) -> nbformat.NotebookNode:
     """The notebook executed in memory with SVG and PDF figure outputs (first cell added)."""
+    from jupyter_client.manager import KernelManager
+
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_code_cell(VECTOR_SETUP))
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        record_timing=False,
-        store_widget_state=True,  # nbclient's Output-widget hook needs it while running
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
+    with tempfile.TemporaryDirectory(prefix="ropelab-kernel-") as sockets:
+        # Kernels started at the same moment over TCP can pick the same ports and answer the
+        # wrong client (the run then hangs): each kernel talks over its own IPC sockets.
+        manager = KernelManager(kernel_name="python3", transport="ipc", ip=f"{sockets}/kernel")
+        client = NotebookClient(
+            notebook,
+            km=manager,
+            timeout=timeout,
+            record_timing=False,
+            store_widget_state=True,  # nbclient's Output-widget hook needs it while running
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        client.execute()
     return notebook
 
 
@@ -320,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     jobs = [(str(p), str(out)) for p in paths]
     if args.jobs > 1:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        # "spawn": a forked worker inherits the parent's ZeroMQ state and its kernel can hang.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
             results = list(pool.map(_export, jobs))
     else:
         results = [_export(job) for job in jobs]

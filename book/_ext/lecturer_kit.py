@@ -89,9 +89,12 @@ def _latex_elements() -> dict[str, str]:
 \setsansfont{DejaVu Sans}[Scale=0.92]
 \setmonofont{DejaVu Sans Mono}[Scale=0.84]
 \usepackage{xeCJK}
-\setCJKmainfont{Noto Serif CJK SC}
-\setCJKsansfont{Noto Sans CJK SC}
-\setCJKmonofont{Noto Sans Mono CJK SC}
+% Debian's fonts-noto-cjk: the simplified-Chinese faces of its collections (index 2, mono 7).
+\setCJKmainfont{NotoSerifCJK-Regular.ttc}[Path=/usr/share/fonts/opentype/noto/, FontIndex=2,
+  BoldFont=NotoSerifCJK-Bold.ttc, BoldFeatures={FontIndex=2}]
+\setCJKsansfont{NotoSansCJK-Regular.ttc}[Path=/usr/share/fonts/opentype/noto/, FontIndex=2,
+  BoldFont=NotoSansCJK-Bold.ttc, BoldFeatures={FontIndex=2}]
+\setCJKmonofont{NotoSansCJK-Regular.ttc}[Path=/usr/share/fonts/opentype/noto/, FontIndex=7]
 % Curly quotes, dashes, the ellipsis and the middle dot stay Western (xeCJK would set them
 % full width in the CJK font).
 \xeCJKDeclareCharClass{Default}{"00B7, "2013, "2014, "2018, "2019, "201C, "201D, "2026, "2212}
@@ -244,6 +247,24 @@ def fit_display_math(text: str, numbered: bool) -> str:
     return "\\ropelabfit{" + width + "}{\\begin{aligned}" + body + "\n\\end{aligned}}"
 
 
+def fit_table_columns(table: nodes.table) -> None:
+    """Give a table without widths column widths in proportion to its longest cell text (6 to
+    60 characters), so LaTeX wraps long cells instead of running past the margin."""
+    if "colwidths-given" in table.get("classes", []):
+        return
+    for group in table.findall(nodes.tgroup):
+        specs = [c for c in group.children if isinstance(c, nodes.colspec)]
+        longest = [6] * len(specs)
+        for row in group.findall(nodes.row):
+            for index, entry in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
+                if index < len(longest):
+                    length = len(" ".join(entry.astext().split()))
+                    longest[index] = max(longest[index], min(length, 60))
+        for spec, width in zip(specs, longest, strict=True):
+            spec["colwidth"] = width
+    table["classes"] = [*table.get("classes", []), "colwidths-given"]
+
+
 class LatexBookLayout(SphinxPostTransform):
     """Chapter numbers, the site's figure and table numbers, equations that fit, coloured
     chapter boxes. After references are resolved (10) and before sphinx-jupyterbook-latex
@@ -270,6 +291,9 @@ class LatexBookLayout(SphinxPostTransform):
                     continue
                 label = ".".join(str(n) for n in found)
                 node.parent.insert(node.parent.index(node), _latex(_command(command, label)))
+
+        for table in list(self.document.findall(nodes.table)):
+            fit_table_columns(table)
 
         for math in list(self.document.findall(nodes.math_block)):
             if math.get("nowrap"):

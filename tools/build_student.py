@@ -1,0 +1,79 @@
+"""Build the student edition of the site: the book without the solutions (issue 18).
+
+The same ``_config.yml`` with one switch changed (``ropelab_edition: student``: every
+sphinx-exercise ``{solution}`` block is removed, ``book/_ext/lecturer_kit.py``), built from the
+notebooks' committed outputs (execution off, as ``tools/build_site.py`` does), into the kit::
+
+    .venv/bin/python tools/build_student.py          # -> _build/kit/student/
+
+The instructor site (``make book``) copies the kit, this edition included, into
+``_build/html/student/``. The student pages link to the student PDF
+(``kit/rope-derived-and-run-student.pdf``), so build the PDFs first (``make pdf``), as
+``make kit`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+from build_site import quick_config  # noqa: E402
+from lecturer_kit import STUDENT_DIR  # noqa: E402
+
+DEFAULT_OUT = ROOT / "_build" / "kit" / STUDENT_DIR
+WORK = ROOT / "_build" / "student-build"
+
+
+def student_config(root: Path = ROOT) -> dict:
+    config = quick_config(root)
+    config["sphinx"].setdefault("config", {})["ropelab_edition"] = "student"
+    config["title"] = f"{config.get('title', 'RoPE, derived and run')} (student edition)"
+    return config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--allow-warnings", action="store_true", help="no -W")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ropelab-student-") as tmp:
+        config_path = Path(tmp) / "_config.yml"
+        config_path.write_text(
+            yaml.safe_dump(student_config(), sort_keys=False, allow_unicode=True)
+        )
+        command = [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            "--all",
+            "--config",
+            str(config_path),
+            "--path-output",
+            str(WORK),
+            str(ROOT),
+        ]
+        if not args.allow_warnings:
+            command[3:3] = ["-W", "--keep-going"]
+        result = subprocess.run(command, cwd=ROOT, check=False)
+    if result.returncode != 0:
+        return result.returncode
+    out = args.out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(WORK / "_build" / "html", out)
+    print(f"student edition: {out} ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

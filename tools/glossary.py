@@ -1,0 +1,59 @@
+"""The book's English–Chinese glossary (``book/glossary.md``, issue 18), read as data.
+
+Each row of its list table: the English term (alternatives separated by " / "), the Chinese
+term as the source articles write it (alternatives separated by " / "; a trailing "†" marks
+a usual translation that the sources do not use), the chapter that defines it (a link to the
+chapter's notebook, or to the introduction) and a one-line meaning. ``tests/test_kit_glossary.py``
+checks every row against the chapters and the sources, ``tests/test_pdf.py`` the PDF's CJK.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GLOSSARY = ROOT / "book" / "glossary.md"
+LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
+
+
+@dataclass
+class Row:
+    term: str
+    chinese: str  #: as printed, "†" removed
+    from_sources: bool  #: False for a "†" term
+    chapter: str  #: "4", "3A" or "intro"
+    page: Path  #: the defining page's source file
+    meaning: str
+
+    @property
+    def terms(self) -> list[str]:
+        return [t.strip() for t in re.sub(r"\([^)]*\)", "", self.term).split(" / ") if t.strip()]
+
+    @property
+    def chinese_terms(self) -> list[str]:
+        return [t.strip() for t in self.chinese.split(" / ") if t.strip()]
+
+
+def glossary_rows(path: Path = GLOSSARY) -> list[Row]:
+    text = path.read_text(encoding="utf-8")
+    table = text.split("```{list-table}", 1)[1].split("```", 1)[0]
+    rows = []
+    for block in re.split(r"^\* - ", table, flags=re.M)[2:]:  # [0] options, [1] header
+        cells = [c.strip() for c in re.split(r"^  - ", block, flags=re.M)]
+        term, chinese, chapter, meaning = (" ".join(c.split()) for c in cells[:4])
+        link = LINK.fullmatch(chapter)
+        if link is None:
+            raise ValueError(f"glossary: the chapter of {term!r} is not a link: {chapter!r}")
+        rows.append(
+            Row(
+                term=term,
+                chinese=chinese.replace("†", "").strip(),
+                from_sources="†" not in chinese,
+                chapter=link.group(1),
+                page=(path.parent / link.group(2)).resolve(),
+                meaning=meaning,
+            )
+        )
+    return rows
