@@ -35,9 +35,12 @@ DEFAULT_OUT = ROOT / "_build" / "kit" / STUDENT_DIR
 WORK = ROOT / "_build" / "student-build"
 
 
-def student_config(root: Path = ROOT) -> dict:
+def student_config(root: Path = ROOT, kit: Path | None = None) -> dict:
     config = quick_config(root)
-    config["sphinx"].setdefault("config", {})["ropelab_edition"] = "student"
+    settings = config["sphinx"].setdefault("config", {})
+    settings["ropelab_edition"] = "student"
+    if kit is not None:
+        settings["ropelab_kit_dir"] = str(kit.resolve())
     config["title"] = f"{config.get('title', 'RoPE, derived and run')} (student edition)"
     return config
 
@@ -45,13 +48,17 @@ def student_config(root: Path = ROOT) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--kit", type=Path, default=None, help="the kit to copy in (default: _build/kit)"
+    )
+    parser.add_argument("--work", type=Path, default=WORK, help="the build's own folder")
     parser.add_argument("--allow-warnings", action="store_true", help="no -W")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ropelab-student-") as tmp:
         config_path = Path(tmp) / "_config.yml"
         config_path.write_text(
-            yaml.safe_dump(student_config(), sort_keys=False, allow_unicode=True)
+            yaml.safe_dump(student_config(kit=args.kit), sort_keys=False, allow_unicode=True)
         )
         command = [
             str(Path(sys.executable).parent / "jupyter-book"),
@@ -60,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             "--config",
             str(config_path),
             "--path-output",
-            str(WORK),
+            str(args.work.resolve()),
             str(ROOT),
         ]
         if not args.allow_warnings:
@@ -70,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         return result.returncode
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(WORK / "_build" / "html", out)
+    shutil.copytree(args.work.resolve() / "_build" / "html", out)
     print(f"student edition: {out} ({time.perf_counter() - started:.0f} s)")
     return 0
 

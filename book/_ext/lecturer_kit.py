@@ -450,54 +450,54 @@ class SlidesLinkInChapterBox(SphinxPostTransform):
 
 
 class KitLinks(SphinxDirective):
-    """``{kit-links}``: the kit's parts as a list, each a link where the site has it."""
+    """``{kit-links}``: the kit's parts as a list; on the site each is a link to the file the
+    site serves (plain text where this build has no kit, and in the PDF)."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        available = kit_items(self.env.app) if self.env.app.builder.format == "html" else {}
-        docname = self.env.docname
+        app = self.env.app
+        available = kit_items(app) if app.builder.format == "html" else {}
+        student = self.config.ropelab_edition == "student"
         parts = [
             (
                 "pdf",
                 "The book as a PDF",
-                "every chapter, figure and exercise, with the solutions"
-                if self.config.ropelab_edition == "instructor"
-                else "without the solutions",
+                "every chapter, figure and exercise"
+                + (", without the solutions" if student else ", with the solutions"),
             ),
             (
                 "slides",
                 "Slides",
-                "a reveal.js deck per chapter, from the cells each chapter marks"
-                " for slides: its key equations, figures and explorable; works offline",
+                "a reveal.js deck per chapter, made of the cells the chapter marks for slides:"
+                " its key equations, figures and explorable; they work offline",
             ),
             (
                 "figures",
                 "Every figure as SVG and PDF",
-                "named by number"
-                " (fig-5-2-decay-sweep.svg), with the captions in an index, in one archive",
+                "named by its number (fig-5-2-decay-sweep.svg), with the book's captions, in"
+                " one archive",
             ),
-            ("student", "The student edition", "the same site and PDF without the solutions"),
         ]
+        if not student:
+            parts.append(
+                ("student", "The student edition", "this site and the PDF without the solutions")
+            )
         items = nodes.bullet_list()
         for key, title, what in parts:
-            if key not in available and key != "pdf":
-                continue
-            item = nodes.list_item()
             paragraph = nodes.paragraph()
             if key in available:
-                href = _relative(self.env.app, docname, available[key])
+                href = _relative(app, self.env.docname, available[key])
                 paragraph += nodes.raw(
                     "",
-                    f'<a class="reference external" href="{href}"><strong>{title}</strong></a>',
+                    f'<a class="reference external kit-{key}" href="{href}">'
+                    f"<strong>{title}</strong></a>",
                     format="html",
                 )
-                paragraph += nodes.Text(f": {what}.")
             else:
                 paragraph += nodes.strong(text=title)
-                paragraph += nodes.Text(f": {what}.")
-            item += paragraph
-            items += item
+            paragraph += nodes.Text(f": {what}.")
+            items += nodes.list_item("", paragraph)
         return [items]
 
 

@@ -1,0 +1,236 @@
+"""The lecturer's kit in the built site (issue 18), read from the files (the browser tests open
+the slides and the student edition in Chromium: tests/browser/test_slides.py, test_student.py).
+
+``make book`` builds the kit into ``_build/kit`` (``make kit``) and the site into
+``_build/html``, which the kit is copied into. The tests fail, never skip, when a part is missing.
+
+* **Figures**: the archive holds every figure of every chapter as SVG and PDF, named
+  ``fig-<chapter>-<number>-<slug>``, with the caption the chapter gives it; each SVG parses and
+  has the shape of the chapter's committed PNG (so it is the same figure), each PDF is a PDF.
+* **Slides**: one deck per chapter, with a slide per cell the chapter tags ``slide``, in order,
+  after the title slide; every image a deck shows is there, and nothing is fetched from outside
+  (reveal.js, MathJax and the explorables' script are copied next to the decks).
+* **Links**: every page of the book, in both editions, links to its edition's PDF, and every
+  chapter page to its slides; the introduction links to every part of the kit.
+* **Student edition**: no solution anywhere; the same exercises, with the same numbers, as the
+  instructor edition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import zipfile
+from pathlib import Path
+from urllib.parse import unquote
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+from export_figures import ARCHIVE_FOLDER, book_figures, png_size, toc_notebooks  # noqa: E402
+from lecturer_kit import (  # noqa: E402
+    FIGURES_ARCHIVE,
+    REMEMBER_CLASS,
+    SLIDE_TAG,
+    SLIDES_DIR,
+    STUDENT_DIR,
+    pdf_name,
+)
+
+KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
+SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
+CHAPTERS = toc_notebooks()
+
+
+def need(path: Path, how: str = "make book") -> Path:
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `{how}`")
+    return path
+
+
+def toc_docnames() -> list[str]:
+    import yaml
+
+    def files(node: object) -> list[str]:
+        if isinstance(node, dict):
+            own = [node[key] for key in ("root", "file") if key in node]
+            return own + [f for value in node.values() for f in files(value)]
+        if isinstance(node, list):
+            return [f for item in node for f in files(item)]
+        return []
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return list(dict.fromkeys(files(toc)))
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def link_target(page: Path, href: str) -> Path:
+    return (page.parent / unquote(href.split("#")[0])).resolve()
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def archive() -> zipfile.ZipFile:
+    return zipfile.ZipFile(need(KIT / FIGURES_ARCHIVE, "make figures"))
+
+
+def test_figure_archive_lists_every_figure_of_the_book(archive):
+    index = json.loads(archive.read(f"{ARCHIVE_FOLDER}/index.json"))
+    expected = [f for path in CHAPTERS for f in book_figures(path)]
+    assert [e["stem"] for e in index] == [f.stem for f in expected]
+    for entry, figure in zip(index, expected, strict=True):
+        assert (entry["number"], entry["name"], entry["caption"]) == (
+            figure.number,
+            figure.name,
+            figure.caption,
+        )
+        if figure.number:
+            chapter, n = figure.number.split(".")
+            assert entry["stem"].startswith(f"fig-{chapter.lower()}-{n}-")
+    names = set(archive.namelist())
+    for name in ("index.html", "README.txt"):
+        assert f"{ARCHIVE_FOLDER}/{name}" in names
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_exported_figures_are_the_chapters_figures(archive, path):
+    from xml.etree import ElementTree
+
+    committed = nbformat.read(path, as_version=4)
+    for figure in book_figures(path):
+        svg = archive.read(f"{ARCHIVE_FOLDER}/svg/{figure.stem}.svg").decode("utf-8")
+        root = ElementTree.fromstring(svg)
+        assert root.tag.endswith("svg"), figure.stem
+        width = float(root.get("width").removesuffix("pt"))
+        height = float(root.get("height").removesuffix("pt"))
+        png = committed.cells[figure.cell].outputs[figure.output]["data"]["image/png"]
+        png_w, png_h = png_size(png)
+        assert abs(width / height - png_w / png_h) < 0.02 * png_w / png_h, (
+            f"{figure.stem}: SVG {width}x{height} pt, PNG {png_w}x{png_h} px"
+        )
+        pdf = archive.read(f"{ARCHIVE_FOLDER}/pdf/{figure.stem}.pdf")
+        assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:], figure.stem
+
+
+def test_the_site_serves_the_archive():
+    need(SITE / FIGURES_ARCHIVE)
+    assert (SITE / FIGURES_ARCHIVE).read_bytes() == (KIT / FIGURES_ARCHIVE).read_bytes()
+
+
+# --- slides ----------------------------------------------------------------------------------
+
+
+def expected_slide_cells(path: Path) -> list[int] | None:
+    """The cells a chapter tags for slides, in order (None when it tags none yet)."""
+    notebook = nbformat.read(path, as_version=4)
+    tagged = [i for i, c in enumerate(notebook.cells) if SLIDE_TAG in c.metadata.get("tags", [])]
+    if not tagged:
+        return None
+    remember = [
+        i
+        for i, c in enumerate(notebook.cells)
+        if c.cell_type == "markdown"
+        and re.search(rf"^:class:.*\b{REMEMBER_CLASS}\b", c.source, re.M)
+        and i not in tagged
+    ]
+    return tagged + remember[:1]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_each_chapter_has_a_deck_of_its_slide_cells(path):
+    deck = need(SITE / SLIDES_DIR / f"{path.stem}.html")
+    page = soup(deck)
+    sections = page.select("div.slides > section")
+    assert "title-slide" in sections[0].get("class", [])
+    cells = [int(s["data-cell"]) for s in sections[1:]]
+    expected = expected_slide_cells(path)
+    if expected is not None:
+        assert cells == expected
+    else:
+        assert len(cells) >= 2, f"{path.stem}: the default deck has {len(cells)} slides"
+    for image in page.select("img"):
+        assert link_target(deck, image["src"]).is_file(), f"{path.stem}: {image['src']}"
+    for tag in page.select("[src], link[href]"):
+        url = tag.get("src") or tag.get("href")
+        assert not re.match(r"^(https?:)?//", url), f"{path.stem} fetches {url}"
+        assert link_target(deck, url).is_file(), f"{path.stem}: {url} is missing"
+
+
+def test_slides_index_lists_every_deck():
+    page = soup(need(SITE / SLIDES_DIR / "index.html"))
+    linked = [a["href"] for a in page.select("li a")]
+    assert linked == [f"{p.stem}.html" for p in CHAPTERS]
+
+
+# --- links -----------------------------------------------------------------------------------
+
+
+def kit_link(page: Path, label: str) -> Path | None:
+    anchor = soup(page).select_one(f"a.btn-kit-{label}-button")
+    return link_target(page, anchor["href"]) if anchor else None
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_every_page_links_to_its_editions_pdf(edition):
+    site = SITE if edition == "instructor" else SITE / STUDENT_DIR
+    pdf = need(site / pdf_name(edition), "make book")
+    problems = []
+    for docname in toc_docnames():
+        page = need(site / f"{docname}.html")
+        if kit_link(page, "pdf") != pdf:
+            problems.append(f"{docname}: PDF link {kit_link(page, 'pdf')}")
+        if docname.startswith("notebooks/"):
+            deck = site / SLIDES_DIR / f"{Path(docname).name}.html"
+            if kit_link(page, "slides") != deck or not deck.is_file():
+                problems.append(f"{docname}: slides link {kit_link(page, 'slides')}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_introduction_links_to_every_part_of_the_kit():
+    page = need(SITE / "book" / "intro.html")
+    targets = {link_target(page, a["href"]) for a in soup(page).select("article a[href]")}
+    for part in (
+        pdf_name("instructor"),
+        f"{SLIDES_DIR}/index.html",
+        FIGURES_ARCHIVE,
+        f"{STUDENT_DIR}/index.html",
+        "book/cheatsheet.html",
+        "book/glossary.html",
+    ):
+        assert (SITE / part).resolve() in targets, f"the introduction does not link to {part}"
+        assert (SITE / part).is_file(), part
+
+
+# --- the student edition ---------------------------------------------------------------------
+
+
+def exercise_numbers(page: Path) -> list[str]:
+    titles = soup(page).select("div.exercise p.admonition-title, div.exercise .admonition-title")
+    return [
+        m.group(0) for t in titles if (m := re.search(r"Exercise \d+[A-Z]?\.\d+", t.get_text()))
+    ]
+
+
+@pytest.mark.parametrize("docname", toc_docnames(), ids=lambda d: Path(d).name)
+def test_student_pages_have_the_exercises_without_solutions(docname):
+    student = need(SITE / STUDENT_DIR / f"{docname}.html")
+    instructor = need(SITE / f"{docname}.html")
+    page = soup(student)
+    assert page.select("div.solution") == [], f"{docname}: a solution in the student edition"
+    assert "Solution to" not in page.get_text()
+    assert exercise_numbers(student) == exercise_numbers(instructor)
+    if docname.startswith("notebooks/"):
+        assert exercise_numbers(instructor), f"{docname}: no exercises found"
+        assert soup(instructor).select("div.solution"), f"{docname}: instructor has no solution"
