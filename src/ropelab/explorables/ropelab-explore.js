@@ -646,14 +646,15 @@
   // The readouts: ropelab.interactive.readouts, line for line.
 
   function rotationReadout(d) {
-    const same = Math.abs(d.score - d.shifted_score) < 1e-12 ? 'True' : 'False';
+    const gap = Math.abs(d.score - d.shifted_score);
+    const gapText = gap < 1e-12 ? 'less than 1e-12 (rounding)' : fmtE(gap, 2);
     return [
       `m = ${d.m}, n = ${d.n}, θ = ${fmtF(d.theta, 2)} rad, shift s = ${d.shift}`,
       `score(m, n)         (R_m q)·(R_n k)          = ${fmtF(d.score, 6, { plus: true })}`,
       `score(m + s, n + s) (R_m+s q)·(R_n+s k)      = ${fmtF(d.shifted_score, 6, { plus: true })}`,
       `relative form       qᵀ R_(n−m) k, n − m = ${fmtSignedInt(d.n - d.m)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
       `key moved alone     (R_m q)·(R_n+s k)        = ${fmtF(d.key_only_score, 6, { plus: true })}`,
-      `score(m, n) = score(m + s, n + s) to 1e-12: ${same}`,
+      `score(m, n) and score(m + s, n + s) differ by ${gapText}`,
     ].join('\n');
   }
 
