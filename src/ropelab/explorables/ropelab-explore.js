@@ -1577,6 +1577,11 @@
 .ropelab-readout { margin: 6px 0 0; padding: 6px 10px; background: #f6f8fa; border-radius: 4px;
   font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px;
   white-space: pre-wrap; overflow-x: auto; }
+@media (max-width: 600px) {
+  .ropelab-explorable { padding: 8px 8px 10px; }
+  .ropelab-control { grid-template-columns: minmax(0, 1fr) 5.5em; gap: 2px 8px; }
+  .ropelab-control > span { grid-column: 1 / -1; }
+}
 `;
 
   function addStyle() {
