@@ -123,9 +123,6 @@ IGNORED_OUTPUT_REASONS = {
 #: for developers that readers see (issue 13). Strict xfails: delete a chapter's line when
 #: its comments are gone (the cell tag is enough).
 NBVAL_COMMENTS_LEFT = {
-    "04_theta_spectrum.ipynb",
-    "05_long_range_decay.ipynb",
-    "06_scaling_laws.ipynb",
     "07_extrapolation_lab.ipynb",
 }
 

@@ -174,7 +174,7 @@ def test_calculator_data_matches_ropelab():
         np.testing.assert_array_equal(value, reference[key])
     # the paper's LLaMA 2 numbers: d_extra = 92, beta_0 = 71738 at 16K
     assert data["d_extra"] == 92 and round(data["critical_base"]) == 71738
-    assert data["regime"] == "smaller base" and data["supported_length"] == 16384
+    assert data["regime"] == "β ≤ β0: bound = T_tune" and data["supported_length"] == 16384
     assert data["effective_d_extra"] == 102  # 2 * ceil(64 * log_20000(16384 / 2pi))
 
 

@@ -269,9 +269,10 @@ def test_rotation_readout_against_hand_computation(m, n, theta, shift):
 
 def test_calculator_readout_llama2_at_one_million():
     text = figure_spec("calculator").readout(figure_spec("calculator").compute())
-    assert text.splitlines()[0] == (
-        "regime: larger base  |  supported length (prediction): 129,027 tokens"
-    )
+    assert text.splitlines()[:2] == [
+        "regime: β > β0: bound = T_extra",
+        "supported length (prediction): 129,027 tokens",
+    ]
     assert "d_extra = 92 of 128 dims (46 planes" in text
     assert "β1 = 2,608, β2 = 1,304, β3 = 652" in text
 

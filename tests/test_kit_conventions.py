@@ -35,7 +35,6 @@ NO_REMEMBER: dict[str, str] = {
     "07_extrapolation_lab": "no 'What to remember' box",
 }
 NO_SLIDES: dict[str, str] = {
-    "05_long_range_decay": "3 cells tagged 'slide' (6 to 12 expected)",
     "07_extrapolation_lab": "no cell tagged 'slide'",
 }
 # -----------------------------------------------------------------------------------------------

@@ -318,9 +318,16 @@ def _extension_methods() -> InteractiveFigure:
                 integer=True,
                 at_least="original_len",
             ),
-            linear("beta_slow", "YaRN β_slow", 1.0, 0.25, 8.0, 0.25, decimals=2),
+            linear("beta_slow", "YaRN β_slow (turns)", 1.0, 0.25, 8.0, 0.25, decimals=2),
             linear(
-                "beta_fast", "YaRN β_fast", 32.0, 1.0, 64.0, 1.0, decimals=0, at_least="beta_slow"
+                "beta_fast",
+                "YaRN β_fast (turns)",
+                32.0,
+                1.0,
+                64.0,
+                1.0,
+                decimals=0,
+                at_least="beta_slow",
             ),
             linear("low_freq_factor", "Llama 3 low factor", 1.0, 0.5, 8.0, 0.25, decimals=2),
             linear(
