@@ -32,7 +32,6 @@ DRIFT_JS = Path(__file__).parent / "js" / "drift.js"
 SETTINGS_PER_FIGURE = 240
 NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is a build dependency (make assets)")
 
 
 def _raw_value(control: Control, rng: np.random.Generator) -> Any:
@@ -87,6 +86,7 @@ def _settings(kind: str, count: int, seed: int) -> list[dict[str, Any]]:
 
 def run_node(script: Path, settings: list[dict[str, Any]]) -> dict[str, Any]:
     """Run the script's pure functions in Node on ``settings``."""
+    assert NODE is not None, "Node.js is needed (a build dependency: make assets runs npm)"
     figures = {
         kind: {
             "controls": [c.to_json() for c in figure_spec(kind).controls],
