@@ -89,7 +89,7 @@ class Figure:
 
 
 def toc_notebooks(root: Path = ROOT) -> list[Path]:
-    """The chapter notebooks in the order of ``_toc.yml``."""
+    """The chapter notebooks (``notebooks/``) in the order of ``_toc.yml``."""
 
     def files(node: object) -> list[str]:
         if isinstance(node, dict):
@@ -103,7 +103,7 @@ def toc_notebooks(root: Path = ROOT) -> list[Path]:
     return [
         root / f"{entry}.ipynb"
         for entry in dict.fromkeys(files(toc))
-        if (root / f"{entry}.ipynb").exists()
+        if entry.startswith("notebooks/") and (root / f"{entry}.ipynb").exists()
     ]
 
 

@@ -102,6 +102,13 @@ def normalized(text: str) -> str:
     return re.sub(r"[\s\u00ad\-‐‑]+", "", folded)
 
 
+def letters(text: str) -> str:
+    """Only the letters and digits of ``text`` (NFKC, lower case): for comparing prose where
+    typesetting changes quotes, dashes, spaces and subscripts."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
 def page_count(pdf: Path) -> int:
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     return int(re.search(r"^Pages:\s+(\d+)", info.stdout, re.M).group(1))
@@ -126,7 +133,7 @@ def pages_with_ink_outside(pdf: Path, strip_cm: float = 1.0, dpi: int = 24) -> l
                 (width - strip, 0, width, height),
                 (0, height - max(strip // 2, 1), width, height),
             ]
-            if any(min(image.crop(box).getdata()) < 160 for box in regions):
+            if any(image.crop(box).getextrema()[0] < 160 for box in regions):
                 bad.append(int(path.stem.split("-")[1]))
     return bad
 

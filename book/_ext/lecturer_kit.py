@@ -62,6 +62,9 @@ META_CLASS = "chapter-meta"
 REMEMBER_CLASS = "remember"
 #: Cell tag of the cells a chapter's slides are made of.
 SLIDE_TAG = "slide"
+#: Pages printed on one sheet in the PDF (small type, two columns), with the ids of their
+#: sections that span both columns.
+COMPACT_PAGES = {"book/cheatsheet": ("context-extension-methods-6-8",)}
 
 
 def pdf_name(edition: str) -> str:
@@ -247,6 +250,24 @@ def fit_display_math(text: str, numbered: bool) -> str:
     return "\\ropelabfit{" + width + "}{\\begin{aligned}" + body + "\n\\end{aligned}}"
 
 
+def compact_page(start: addnodes.start_of_file, wide: tuple[str, ...]) -> None:
+    """A page on one sheet: ``\\ropelabcompactpage`` before its title, small type in two
+    columns after it; the sections named in ``wide`` span both columns."""
+    top = next((n for n in start.children if isinstance(n, nodes.section)), None)
+    if top is None:
+        return
+    start.insert(start.index(top), _latex("\\begingroup\\ropelabcompactpage\n"))
+    title = next(i for i, n in enumerate(top.children) if isinstance(n, nodes.title))
+    top.insert(title + 1, _latex("\\scriptsize\\begin{multicols}{2}\n"))
+    for section in list(top.findall(nodes.section)):
+        if set(section.get("ids", [])) & set(wide):
+            parent = section.parent
+            index = parent.index(section)
+            parent.insert(index + 1, _latex("\\begin{multicols}{2}\n"))
+            parent.insert(index, _latex("\\end{multicols}\n"))
+    top.append(_latex("\\end{multicols}\\endgroup\n"))
+
+
 def fit_table_columns(table: nodes.table) -> None:
     """Give a table without widths column widths in proportion to its longest cell text (6 to
     60 characters), so LaTeX wraps long cells instead of running past the margin."""
@@ -254,14 +275,17 @@ def fit_table_columns(table: nodes.table) -> None:
         return
     for group in table.findall(nodes.tgroup):
         specs = [c for c in group.children if isinstance(c, nodes.colspec)]
-        longest = [6] * len(specs)
+        # A column needs its longest word on one line, and room in proportion to its text.
+        word = [4] * len(specs)
+        text = [4] * len(specs)
         for row in group.findall(nodes.row):
             for index, entry in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
-                if index < len(longest):
-                    length = len(" ".join(entry.astext().split()))
-                    longest[index] = max(longest[index], min(length, 60))
-        for spec, width in zip(specs, longest, strict=True):
-            spec["colwidth"] = width
+                if index < len(specs):
+                    words = entry.astext().split()
+                    word[index] = max(word[index], max((len(w) for w in words), default=0))
+                    text[index] = max(text[index], min(len(" ".join(words)), 90))
+        for index, spec in enumerate(specs):
+            spec["colwidth"] = min(word[index], 24) + text[index] // 3
     table["classes"] = [*table.get("classes", []), "colwidths-given"]
 
 
@@ -280,6 +304,8 @@ class LatexBookLayout(SphinxPostTransform):
         for start in list(self.document.findall(addnodes.start_of_file)):
             number = chapter_number(env, start["docname"]) or ""
             start.insert(0, _latex(_command("ropelabchapter", number)))
+            if start["docname"] in COMPACT_PAGES:
+                compact_page(start, COMPACT_PAGES[start["docname"]])
 
         for kind, command in (("figure", "ropelabfignum"), ("table", "ropelabtablenum")):
             for node in list(self.document.findall(getattr(nodes, kind))):

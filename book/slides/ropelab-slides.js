@@ -1,5 +1,6 @@
 // Start a chapter's deck (tools/build_slides.py) once MathJax has typeset, then fit every slide
-// into 1280 x 800: a slide whose content is taller is shrunk (--fit) until it fits.
+// into 1280 x 800: a slide whose content is taller gets smaller type (--fit, down to 70 %), then
+// is zoomed as a whole (a tall explorable or figure) until it fits.
 (function () {
   'use strict';
   const WIDTH = 1280;
@@ -12,11 +13,20 @@
     const limit = HEIGHT * 0.97;
     let scale = 1;
     section.style.setProperty('--fit', '1');
-    while (section.scrollHeight > limit && scale > 0.45) {
+    section.style.zoom = '';
+    // Text first: smaller type, down to 70 %.
+    while (section.scrollHeight > limit && scale > 0.7) {
       scale = Math.round((scale - 0.05) * 100) / 100;
       section.style.setProperty('--fit', String(scale));
     }
+    // Then everything (a tall explorable or figure): zoom the slide's content to fit.
+    let zoom = 1;
+    if (section.scrollHeight > limit) {
+      zoom = Math.floor((limit / section.scrollHeight) * 100) / 100;
+      section.style.zoom = String(zoom);
+    }
     section.dataset.fit = String(scale);
+    section.dataset.zoom = String(zoom);
   }
 
   function start() {
