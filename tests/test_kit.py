@@ -4,9 +4,10 @@ the slides and the student edition in Chromium: tests/browser/test_slides.py, te
 ``make book`` builds the kit into ``_build/kit`` (``make kit``) and the site into
 ``_build/html``, which the kit is copied into. The tests fail, never skip, when a part is missing.
 
-* **Figures**: the archive holds every figure of every chapter as SVG and PDF, named
-  ``fig-<chapter>-<number>-<slug>``, with the caption the chapter gives it; each SVG parses and
-  has the shape of the chapter's committed PNG (so it is the same figure), each PDF is a PDF.
+* **Figures**: the archive holds every figure of every chapter as SVG, PDF and PNG, named
+  ``fig-<chapter>-<number>-<slug>``, with the caption the chapter gives it; each SVG parses,
+  has the shape and the number of axes of the chapter's committed PNG, each PDF is a PDF, and
+  the PNG of the same drawing equals the book's to within 0.2 % (so it is the same figure).
 * **Slides**: one deck per chapter, with a slide per cell the chapter tags ``slide``, in order,
   after the title slide; every image a deck shows is there, and nothing is fetched from outside
   (reveal.js, MathJax and the explorables' script are copied next to the decks).
@@ -18,6 +19,7 @@ the slides and the student edition in Chromium: tests/browser/test_slides.py, te
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -34,7 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-from export_figures import ARCHIVE_FOLDER, book_figures, png_size, toc_notebooks  # noqa: E402
+from export_figures import (  # noqa: E402
+    ARCHIVE_FOLDER,
+    book_figures,
+    pixel_difference,
+    png_size,
+    toc_notebooks,
+)
 from lecturer_kit import (  # noqa: E402
     FIGURES_ARCHIVE,
     REMEMBER_CLASS,
@@ -122,6 +130,14 @@ def test_exported_figures_are_the_chapters_figures(archive, path):
         )
         pdf = archive.read(f"{ARCHIVE_FOLDER}/pdf/{figure.stem}.pdf")
         assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-1024:], figure.stem
+        # The same drawing as the SVG and PDF, as PNG: the book's figure, pixel for pixel.
+        fresh = archive.read(f"{ARCHIVE_FOLDER}/png/{figure.stem}.png")
+        difference = pixel_difference(fresh, base64.b64decode(png))
+        assert difference <= 0.002, f"{figure.stem}: mean pixel difference {difference:.4f}"
+        # As many axes as the book's figure ("<Figure size 700x370 with 3 Axes>").
+        text = "".join(committed.cells[figure.cell].outputs[figure.output]["data"]["text/plain"])
+        axes = int(re.search(r"with (\d+) Axes", text).group(1))
+        assert len(set(re.findall(r'id="axes_\d+"', svg))) == axes, figure.stem
 
 
 def test_the_site_serves_the_archive():

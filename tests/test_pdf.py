@@ -10,9 +10,10 @@ tests below fail, never skip, when they are missing. For each edition:
 * every figure carries the number the site gives it ("Figure 5.2: <its caption>"), every
   exercise too ("Exercise 3A.1"); the instructor edition has every solution, the student
   edition none;
-* no display equation and no line holding mathematics is wider than the text block by more
-  than 3 pt (XeLaTeX's overfull boxes), and nothing at all is printed within 1 cm of the
-  paper's edges (every page rendered small): an equation is never cut off;
+* no display equation (each logs its width) and no line holding mathematics (XeLaTeX's
+  overfull boxes) is wider than the text block by more than 3 pt, and nothing at all is
+  printed within 1 cm of the paper's edges (every page rendered small): an equation is never
+  cut off;
 * no explorable or widget left its text representation behind, and the bibliography lists
   every work a chapter cites.
 
@@ -185,6 +186,13 @@ def test_no_equation_is_wider_than_the_text(edition):
         pytest.fail(f"{log} is missing: run `make pdf`")
     boxes = pdf_checks.overfull_boxes(log, tex)
     wide_math = [b.describe() for b in boxes if b.in_math and b.points > TOLERANCE_PT]
+    displays = pdf_checks.math_widths(log)
+    assert len(displays) >= 100, f"{edition}: {len(displays)} display equations measured"
+    wide_math += [
+        f"display equation at .tex line {d.line}: {d.shown:.1f} pt shown in {d.available:.1f} pt"
+        for d in displays
+        if d.shown > d.available + TOLERANCE_PT
+    ]
     assert wide_math == [], f"{edition}: mathematics wider than the text block:\n" + "\n".join(
         wide_math
     )

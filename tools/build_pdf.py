@@ -16,6 +16,7 @@ Writes ``_build/pdf/<edition>/_build/latex/`` (the LaTeX sources and XeLaTeX's l
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -85,7 +86,9 @@ def run_xelatex(latex_dir: Path) -> Path:
         "-file-line-error",
         tex,
     ]
-    result = subprocess.run(command, cwd=latex_dir, capture_output=True, text=True)
+    # Long log lines unbroken (TeX wraps at 79 characters), for tools/pdf_checks.py.
+    env = {**os.environ, "max_print_line": "10000"}
+    result = subprocess.run(command, cwd=latex_dir, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         log = latex_dir / f"{LATEX_TARGET}.log"
         tail = log.read_text(errors="replace")[-4000:] if log.exists() else result.stdout[-4000:]

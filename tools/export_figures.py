@@ -21,8 +21,9 @@ kit" menu and the introduction link to it)::
     .venv/bin/python tools/export_figures.py              # every chapter of _toc.yml
     .venv/bin/python tools/export_figures.py --jobs 1 notebooks/05_long_range_decay.ipynb
 
-Each drawn SVG is checked against the committed PNG of the same cell: their aspect ratios
-agree (a figure matched with the wrong cell would not).
+Each figure drawn again is checked against the book: its PNG (from the same drawing as its SVG
+and PDF) equals the committed PNG of the same cell to within a mean pixel difference of 0.2 %,
+and the SVG has the same aspect ratio. The PNGs are in the archive too (``png/``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class Figure:
     output: int  #: index of the output in the cell
     svg: str = ""
     pdf: str = ""
+    png: str = ""
 
 
 def toc_notebooks(root: Path = ROOT) -> list[Path]:
@@ -179,6 +181,25 @@ def png_size(data: str) -> tuple[int, int]:
     return width, height
 
 
+#: Mean absolute difference (0 to 1) allowed between a figure drawn again and the book's PNG.
+MAX_PIXEL_DIFFERENCE = 0.002
+
+
+def pixel_difference(first: bytes, second: bytes) -> float:
+    """Mean absolute difference of two PNGs' RGB pixels, 0 to 1 (1.0 when their sizes differ)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    a, b = (
+        np.asarray(Image.open(io.BytesIO(x)).convert("RGB"), dtype=float) for x in (first, second)
+    )
+    if a.shape != b.shape:
+        return 1.0
+    return float(np.abs(a - b).mean() / 255.0)
+
+
 def svg_size(svg: str) -> tuple[float, float]:
     match = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"', svg)
     if not match:
@@ -240,10 +261,19 @@ def export_chapter(path: Path, out: Path) -> list[Figure]:
                 f"{path.name} cell {figure.cell}: SVG {width:.0f}x{height:.0f} pt does not have "
                 f"the aspect of the committed PNG {png_w}x{png_h} px"
             )
+        fresh_png = base64.b64decode(data["image/png"])
+        difference = pixel_difference(fresh_png, base64.b64decode(png_output["data"]["image/png"]))
+        if difference > MAX_PIXEL_DIFFERENCE:
+            raise RuntimeError(
+                f"{path.name} cell {figure.cell}: drawn again, the figure differs from the book's "
+                f"(mean pixel difference {difference:.4f}): run the chapter in place first"
+            )
         figure.svg = f"svg/{figure.stem}.svg"
         figure.pdf = f"pdf/{figure.stem}.pdf"
+        figure.png = f"png/{figure.stem}.png"
         (out / figure.svg).write_text(svg, encoding="utf-8")
         (out / figure.pdf).write_bytes(base64.b64decode(data["application/pdf"]))
+        (out / figure.png).write_bytes(fresh_png)
     return figures
 
 
@@ -260,7 +290,8 @@ def write_index(figures: list[Figure], out: Path) -> None:
             f'<figure id="{f.stem}"><img src="{f.svg}" alt="{label}" loading="lazy">'
             f"<figcaption><strong>{label}:</strong> {caption}<br>"
             f"<small>Chapter {f.chapter}, {html.escape(f.chapter_title)} · "
-            f'<a href="{f.svg}">SVG</a> · <a href="{f.pdf}">PDF</a></small></figcaption></figure>'
+            f'<a href="{f.svg}">SVG</a> · <a href="{f.pdf}">PDF</a> · <a href="{f.png}">PNG</a>'
+            "</small></figcaption></figure>"
         )
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -275,7 +306,7 @@ def write_index(figures: list[Figure], out: Path) -> None:
     )
     (out / "index.html").write_text(page, encoding="utf-8")
     lines = [
-        "RoPE, derived and run: every figure of the book as SVG (svg/) and PDF (pdf/).",
+        "RoPE, derived and run: every figure of the book as SVG (svg/), PDF (pdf/), PNG (png/).",
         "File names carry the figure's number: fig-5-2-decay-sweep is Figure 5.2.",
         "The captions are the book's; index.html shows them with the figures, index.json",
         "lists them for scripts. The figures are drawn by the ropelab package (MIT licence);",
@@ -321,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("SOURCE_DATE_EPOCH", "1767225600")
     paths = [p.resolve() for p in args.notebooks] or toc_notebooks()
     out = args.out.resolve()
-    for sub in ("svg", "pdf"):
+    for sub in ("svg", "pdf", "png"):
         (out / sub).mkdir(parents=True, exist_ok=True)
         for old in (out / sub).iterdir():
             old.unlink()

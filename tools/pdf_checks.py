@@ -3,6 +3,8 @@
 * :func:`overfull_boxes` reads XeLaTeX's log: every "Overfull \\hbox", how many points too wide,
   and whether it holds mathematics (a display equation, an aligned block, or a line whose
   material is in the math font), so that an equation cut off at the margin is found;
+* :func:`math_widths` reads the width every display equation logged (``\\ropelabfit``): TeX
+  does not report a display wider than the line as overfull, so the book measures each one;
 * :func:`page_texts` is the text layer, page by page (``pdftotext``);
 * :func:`pages_with_ink_outside` renders every page small (``pdftoppm``) and lists the pages
   with ink in a strip along the paper's edges, where nothing of the book belongs: anything
@@ -82,6 +84,36 @@ def overfull_boxes(log: Path, tex: Path) -> list[Overfull]:
             in_math = _inside_display(source, first) or bool(MATH_FONT.search(after))
         boxes.append(Overfull(float(match.group("points")), kind, first, last, in_math, after))
     return boxes
+
+
+MATH_WIDTH = re.compile(
+    r"ropelab-math: natural=(?P<natural>[\d.]+)pt\s+shown=(?P<shown>[\d.]+)pt\s+"
+    r"available=(?P<available>[\d.]+)pt\s+line=(?P<line>\d+)"
+)
+
+
+@dataclass
+class MathWidth:
+    """One display equation as ``\\ropelabfit`` (book/latex/ropelab-kit.sty) logged it."""
+
+    natural: float
+    shown: float
+    available: float
+    line: int
+
+
+def math_widths(log: Path) -> list[MathWidth]:
+    """Every display equation's natural, shown and available width, in points."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return [
+        MathWidth(
+            float(m.group("natural")),
+            float(m.group("shown")),
+            float(m.group("available")),
+            int(m.group("line")),
+        )
+        for m in MATH_WIDTH.finditer(text)
+    ]
 
 
 def page_texts(pdf: Path) -> list[str]:
