@@ -42,7 +42,7 @@ from ropelab.lab.experiment import (
     stage_runs,
 )
 from ropelab.lab.model import LMConfig, RopeLM, plane_of_coordinate
-from ropelab.lab.results import load_results
+from ropelab.lab.results import load_results, model_record
 from ropelab.lab.store import load_compact
 from ropelab.lab.train import TrainConfig, get_batch, load_checkpoint, lr_at, train
 from ropelab.windows import alibi_bias
@@ -667,10 +667,11 @@ def test_quick_pipeline_end_to_end(tmp_path):
     assert meta["corpus_sha256"] == load_corpus(plan.corpus).sha256
     assert meta["d_extra"] == 6  # 2 ceil(16 log_1e4(32/2π)) = 2 ceil(2.83)
     assert list(meta["stages"]) == ["pretrain", "finetune", "testtime", "seed1", "baseline"]
-    names = ["pretrain", "ft-1e6", "ft-1e6-T64", "ablate-1e6", "ft-4", "nope", "alibi"]
+    names = ["pretrain", "ft-1e6", "ft-1e6-T64", "ablate-1e6", "ft-4"]
     assert [m["name"] for m in results["models"]] == names
+    assert [m["name"] for m in results["baselines"]] == ["nope", "alibi"]
     assert [m["id"] for m in results["replicates"]] == ["pretrain-s1", "ft-1e6-s1"]
-    for m in [*results["models"], *results["replicates"]]:
+    for m in [*results["models"], *results["baselines"], *results["replicates"]]:
         assert m["command"] == meta["command"]
         assert m["versions"]["torch"].startswith("2.13.0")
         if m["kind"] != "baseline":
@@ -691,7 +692,7 @@ def test_quick_pipeline_end_to_end(tmp_path):
     seed1 = results["replicates"][0]
     assert seed1["train"]["seed"] == 2 and seed1["train"]["model_seed"] == 1
     assert results["replicates"][1]["parent"] == "pretrain-s1"
-    nope = results["models"][5]
+    nope = results["baselines"][0]
     assert nope["position"] == "nope" and nope["base"] is None
     assert nope["train"]["config"] == results["models"][0]["train"]["config"]  # same budget
     assert nope["prediction"]["claim"] == "baseline"
@@ -722,7 +723,7 @@ def test_quick_pipeline_end_to_end(tmp_path):
     ]  # fmt: skip
     val = torch.from_numpy(load_corpus(plan.corpus).val)
     for name in ("pretrain", "ft-1e6", "nope"):
-        entry = next(m for m in results["models"] if m["name"] == name)["compact"]
+        entry = model_record(results, name)["compact"]
         model = load_compact(name, results_dir=out)
         assert model.config.base == (1e6 if name == "ft-1e6" else 1e4)
         starts = window_starts(val.numel(), 512, 8)[:2]

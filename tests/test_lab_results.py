@@ -85,8 +85,12 @@ def test_results_come_from_the_current_full_plan(results, plan):
     assert meta["corpus_sha256"] == load_corpus(plan.corpus).sha256
     assert list(meta["stages"]) == stage_names(plan)
     runs = [run for stage in stage_names(plan) for run in stage_runs(plan, stage)]
-    records = {r["id"]: r for r in [*results["models"], *results["replicates"]]}
-    assert [r["id"] for r in results["models"]] == [x.id for x in runs if x.replicate == 0]
+    records = {
+        r["id"]: r for r in [*results["models"], *results["baselines"], *results["replicates"]]
+    }
+    rope0 = [x.id for x in runs if x.replicate == 0 and x.kind != "baseline"]
+    assert [r["id"] for r in results["models"]] == rope0
+    assert [r["id"] for r in results["baselines"]] == [x.id for x in runs if x.kind == "baseline"]
     assert [r["id"] for r in results["replicates"]] == [x.id for x in runs if x.replicate > 0]
     paths = checkpoint_paths(plan, "unused")
     for run in runs:
@@ -137,7 +141,7 @@ def test_predictions_match_the_formulas(results):
     assert beta["beta1"] == pytest.approx(2 * 128 / math.pi)
     assert beta["beta2"] == pytest.approx(128 / math.pi)
     assert beta["beta3"] == pytest.approx(128 / (2 * math.pi))
-    for r in [*results["models"], *results["replicates"]]:
+    for r in [*results["models"], *results["baselines"], *results["replicates"]]:
         t_extra = r["prediction"]["t_extra"]
         if r["base"] is not None and r["base"] >= 1e4:
             assert t_extra == pytest.approx(2 * math.pi * r["base"] ** (d_extra / 32))
@@ -158,7 +162,7 @@ def test_predictions_match_the_formulas(results):
 
 def test_curves_tables_and_measurements_agree(results, plan):
     n_bins = plan.eval_len // plan.bin_width
-    records = [*results["models"], *results["replicates"]]
+    records = [*results["models"], *results["baselines"], *results["replicates"]]
     with open(RESULTS_DIR / "loss_curves.csv") as f:
         rows = list(csv.reader(f))
     assert rows[0] == ["context", *(r["id"] for r in records)]
@@ -305,7 +309,7 @@ def test_format_summary_lists_every_model(results):
         "bound": None, "longer than control": ">ctrl", "no hard bound (conjecture)": "conj.",
         "no hard bound (our reading)": "none", "baseline": "-",
     }  # fmt: skip
-    for line, r in zip(lines[1:], results["models"], strict=True):
+    for line, r in zip(lines[1:], [*results["models"], *results["baselines"]], strict=True):
         name, base, tune, keep, t_extra, predicted, measured, ref = line.split()
         assert name == r["name"] and int(tune) == r["tune_len"]
         assert base == ("-" if r["base"] is None else f"{r['base']:g}")

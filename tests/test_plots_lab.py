@@ -11,6 +11,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from ropelab.lab.results import (
+    baseline_names,
     load_results,
     model_names,
     model_record,
@@ -52,7 +53,7 @@ def test_loss_curve_and_predicted_bound(results):
 
 def test_colours_follow_the_base(results):
     colours = P.model_colours(results)
-    assert set(colours) == set(model_names(results))
+    assert set(colours) == {*model_names(results), *baseline_names(results)}
     assert colours["pretrain"] == "black" and colours["nope"] == P.BASELINE_COLOUR
     assert colours["ft-1e6"] == colours["ft-1e6-T256"]  # same base, same colour
     assert colours["ft-1e4"] == colours["ablate-1e4"]
@@ -82,8 +83,8 @@ def test_plot_loss_curves_draws_the_data_and_the_seeds(results):
         for line in ax.get_lines()
         if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1]
     )
-    expected = [2 * math.pi * 1e5**0.375, 2 * math.pi * 1e6**0.375]
-    np.testing.assert_allclose(vertical, expected)  # Theorem 2's bounds; none for pretrain, nope
+    expected = [128.0, 2 * math.pi * 1e5**0.375, 2 * math.pi * 1e6**0.375]
+    np.testing.assert_allclose(vertical, expected)  # Theorem 3's T_tune, Theorem 2's bounds
     dots = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     measured = [
         model_record(results, n)["measured"]["supported_length"]
@@ -121,10 +122,9 @@ def test_plot_supported_vs_predicted(results):
         if len(line.get_xdata()) == 1
     }
     for r in results["models"]:
-        if r["kind"] != "baseline":
-            assert (float(r["base"]), round(float(np.mean(lengths(results, r["name"]))), 6)) in (
-                markers
-            )
+        assert (float(r["base"]), round(float(np.mean(lengths(results, r["name"]))), 6)) in (
+            markers
+        )
     # every seed of a replicated model is a small dot at its base
     seeds = [line for line in ax.get_lines() if line.get_marker() == "." and len(line.get_xdata())]
     assert sorted(len(s.get_xdata()) for s in seeds) == sorted(
@@ -149,7 +149,6 @@ def test_plot_supported_vs_predicted(results):
     n_censored = sum(
         any(x["measured"]["censored"] for x in replicate_records(results, r["name"]))
         for r in results["models"]
-        if r["kind"] != "baseline"
     )
     assert len(arrows) == n_censored
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"

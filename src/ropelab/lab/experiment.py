@@ -1070,12 +1070,17 @@ def _testtime_records(ctx: _Context) -> list[dict[str, Any]]:
 
 def _assemble(ctx: _Context, command: str, env: dict[str, Any]) -> dict[str, Any]:
     plan = ctx.plan
-    models, replicates, stages = [], [], {}
+    models, baselines, replicates, stages = [], [], [], {}
     for stage in stage_names(plan):
         runs = stage_runs(plan, stage)
         records = [_run_record(ctx, run, command, env) for run in runs]
         for run, record in zip(runs, records, strict=True):
-            (models if run.replicate == 0 else replicates).append(record)
+            if run.kind == "baseline":
+                baselines.append(record)
+            elif run.replicate == 0:
+                models.append(record)
+            else:
+                replicates.append(record)
         stages[stage] = {
             "runs": [run.id for run in runs],
             "train_wall_s": round(sum(r["train"]["wall_time_s"] for r in records), 2),
@@ -1116,6 +1121,7 @@ def _assemble(ctx: _Context, command: str, env: dict[str, Any]) -> dict[str, Any
             "plan": plan.to_dict(),
         },
         "models": models,
+        "baselines": baselines,
         "replicates": replicates,
         "testtime": testtime,
     }
@@ -1130,7 +1136,7 @@ def _export_models(ctx: _Context, results: dict[str, Any], out: Path) -> None:
     plan = ctx.plan
     folder = out / MODELS_SUBDIR
     val = torch.from_numpy(ctx.corpus.val)
-    by_name = {r["name"]: r for r in results["models"]}
+    by_name = {r["name"]: r for r in [*results["models"], *results["baselines"]]}
     for name in plan.ship:
         path = folder / f"{name}.pt"
         model = model_from_checkpoint(ctx.paths[name])
@@ -1195,9 +1201,9 @@ def _mean_outside(qk: dict[str, Any], part: str) -> float:
 
 
 def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """One flat row per model and replicate (the columns of ``summary.csv``)."""
+    """One flat row per model, baseline and replicate (the columns of ``summary.csv``)."""
     rows = []
-    for r in [*results["models"], *results.get("replicates", [])]:
+    for r in _all_records(results):
         p, m = r["prediction"], r["measured"]
         theorem3 = p["theorem3"] or {}
         rows.append(
@@ -1271,6 +1277,15 @@ def testtime_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _all_records(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every trained model's record: seed 0, the baselines, then the other seeds."""
+    return [
+        *results["models"],
+        *results.get("baselines", []),
+        *results.get("replicates", []),
+    ]
+
+
 def write_results(results: dict[str, Any], out_dir: str | os.PathLike) -> None:
     """Write ``results.json``, ``summary.csv``, ``loss_curves.csv`` and ``testtime.csv``."""
     out = Path(out_dir)
@@ -1281,7 +1296,7 @@ def write_results(results: dict[str, Any], out_dir: str | os.PathLike) -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    records = [*results["models"], *results.get("replicates", [])]
+    records = _all_records(results)
     with open(out / "loss_curves.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["context", *(m["id"] for m in records)])
@@ -1313,7 +1328,8 @@ def _claim_cell(prediction: dict[str, Any]) -> str:
 
 
 def format_summary(results: dict[str, Any]) -> str:
-    """A fixed-width table (74 columns) of predicted against measured supported lengths, seed 0.
+    """A fixed-width table (74 columns) of predicted against measured supported lengths: the
+    models of seed 0, then the baselines.
 
     Columns: model, base, fine-tuning length, kept planes, Theorem 2's :math:`T_\\text{extra}`,
     the prediction (a bound; ``>ctrl``: longer than the control ``ft-1e4``, Theorem 1;
@@ -1326,7 +1342,7 @@ def format_summary(results: dict[str, Any]) -> str:
         f"{'model':<13}{'base':>9}{'T':>6}{'keep':>6}{'T_extra':>9}{'predicted':>11}"
         f"{'measured':>10}{'ref loss':>10}"
     ]
-    for r in results["models"]:
+    for r in [*results["models"], *results.get("baselines", [])]:
         meas = r["measured"]["supported_length"]
         base = "-" if r["base"] is None else f"{r['base']:g}"
         lines.append(

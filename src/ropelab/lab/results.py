@@ -7,9 +7,10 @@ Binder and in Colab without training anything. ``results.json`` holds every mode
 setting, what the scaling laws predict for it, its measured supported length, its binned loss
 curve, its q·k split, and how it was trained (see :mod:`ropelab.lab.experiment`).
 
-Layout (schema 2): ``models`` holds one record per model of the first replicate (seed 0) and the
-baselines without RoPE, ``replicates`` the records of the other seeds (same fields, with
-``replicate`` > 0), and ``testtime`` one record per (model, replicate, test-time method)
+Layout (schema 2): ``models`` holds one record per RoPE model of the first replicate (seed 0),
+``baselines`` the models without RoPE (same fields, ``base`` null), ``replicates`` the records of
+the other seeds (same fields, with ``replicate`` > 0), and ``testtime`` one record per (model,
+replicate, test-time method)
 (:mod:`ropelab.lab.testtime`). Shipped models are in ``models/`` (:mod:`ropelab.lab.store`).
 
 This module needs neither torch nor matplotlib.
@@ -30,6 +31,7 @@ from .._checks import check_count, check_positive
 __all__ = [
     "RESULTS_DIR",
     "RESULTS_SCHEMA",
+    "baseline_names",
     "load_results",
     "model_names",
     "model_record",
@@ -70,16 +72,24 @@ def load_results(path: str | os.PathLike | None = None) -> dict[str, Any]:
 
 
 def model_names(results: dict[str, Any]) -> list[str]:
-    """The models of ``results`` in the order they were run (the pre-trained model first)."""
+    """The RoPE models of ``results`` (seed 0) in the order they were run, the pre-trained model
+    first (:func:`baseline_names` lists the models without RoPE)."""
     return [m["name"] for m in results["models"]]
 
 
+def baseline_names(results: dict[str, Any]) -> list[str]:
+    """The models without RoPE of ``results`` (``"nope"``, ``"alibi"``), in the order run."""
+    return [m["name"] for m in results.get("baselines", [])]
+
+
 def model_record(results: dict[str, Any], name: str) -> dict[str, Any]:
-    """The record of the model called ``name``; ``ValueError`` listing the names if absent."""
-    for record in results["models"]:
+    """The record of the model or baseline called ``name`` (seed 0); ``ValueError`` listing the
+    names if absent."""
+    for record in [*results["models"], *results.get("baselines", [])]:
         if record["name"] == name:
             return record
-    raise ValueError(f"name must be one of {model_names(results)}, got {name!r}")
+    names = [*model_names(results), *baseline_names(results)]
+    raise ValueError(f"name must be one of {names}, got {name!r}")
 
 
 def replicate_records(results: dict[str, Any], name: str) -> list[dict[str, Any]]:

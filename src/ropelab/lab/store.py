@@ -104,7 +104,8 @@ def _model_from_payload(payload: dict[str, Any]) -> RopeLM:
 
 def shipped_models(results: dict[str, Any]) -> list[str]:
     """The names of the models whose compact file ships with ``results``."""
-    return [r["name"] for r in results["models"] if r.get("compact")]
+    records = [*results["models"], *results.get("baselines", [])]
+    return [r["name"] for r in records if r.get("compact")]
 
 
 def load_compact(

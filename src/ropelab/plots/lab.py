@@ -100,7 +100,8 @@ def model_colours(results: dict[str, Any]) -> dict[str, Any]:
     palette = colormaps["tab10" if len(bases) <= 10 else "tab20"].colors
     by_base = {b: palette[k % len(palette)] for k, b in enumerate(bases)}
     fixed = {"pretrain": "black", "baseline": BASELINE_COLOUR}
-    return {r["name"]: fixed.get(r["kind"]) or by_base[r["base"]] for r in results["models"]}
+    records = [*results["models"], *results.get("baselines", [])]
+    return {r["name"]: fixed.get(r["kind"]) or by_base[r["base"]] for r in records}
 
 
 def model_linestyle(record: dict[str, Any]) -> str:
@@ -216,7 +217,7 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     head_dim, pre_base = plan["model"]["head_dim"], plan["model"]["base"]
     beta3 = results["meta"]["thresholds"]["beta3"]
     colours = model_colours(results)
-    rope = [r for r in results["models"] if r["kind"] != "baseline"]
+    rope = results["models"]
     bases = [r["base"] for r in rope]
     lo, hi = min(min(bases), beta3) / 2, max(bases) * 2
     fig, ax = new_figure(height=4.2)
@@ -238,10 +239,9 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     ax.axvline(beta3, color=ACCENT, ls=":", lw=1.5, label=r"$\beta_3 = T_\mathrm{train}/2\pi$")
     ax.axvspan(lo, beta3, color=ACCENT, alpha=0.08, lw=0)
     ax.axhline(eval_len, color=NEUTRAL, ls="--", lw=1, label=f"evaluated up to {eval_len}")
-    for r in results["models"]:
-        if r["kind"] == "baseline":
-            length, _ = supported_or_censored(r)
-            ax.axhline(length, color=BASELINE_COLOUR, ls="--", lw=1.2, label=_label(r))
+    for r in results.get("baselines", []):
+        length, _ = supported_or_censored(r)
+        ax.axhline(length, color=BASELINE_COLOUR, ls="--", lw=1.2, label=_label(r))
     label_y = _spread_labels(results)
     for r in rope:
         spread, censored = length_spread(results, r["name"])
@@ -286,7 +286,7 @@ def _spread_labels(results: dict[str, Any], gap: float = 1.14) -> dict[str, floa
     """Label heights for :func:`plot_supported_vs_predicted`: each model's length, pushed up so
     that labels of models with the same base are at least a factor ``gap`` apart."""
     heights: dict[str, float] = {}
-    rope = [r for r in results["models"] if r["kind"] != "baseline"]
+    rope = results["models"]
     for base in {r["base"] for r in rope}:
         group = sorted(
             (length_spread(results, r["name"])[0].mean, r["name"])
