@@ -29,7 +29,20 @@
     section.dataset.zoom = String(zoom);
   }
 
+  // reveal.js draws the slide number as a link to "#/<n>", a route of its own: keep the
+  // number, drop the link (a page of the site links only to anchors that exist).
+  function unlinkSlideNumbers(root) {
+    const strip = () => {
+      for (const link of root.querySelectorAll('.slide-number a[href]')) {
+        link.removeAttribute('href');
+      }
+    };
+    new MutationObserver(strip).observe(root, { childList: true, subtree: true });
+    strip();
+  }
+
   function start() {
+    unlinkSlideNumbers(document.querySelector('.reveal'));
     Reveal.initialize({
       hash: true,
       slideNumber: 'c/t',
