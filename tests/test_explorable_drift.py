@@ -33,7 +33,6 @@ SETTINGS_PER_FIGURE = 240
 NODE = shutil.which("node")
 
 
-
 def _raw_value(control: Control, rng: np.random.Generator) -> Any:
     """A value a reader, a notebook or a test might pass: mostly on or between the slider's
     grid points, sometimes outside the range or not a number at all."""
