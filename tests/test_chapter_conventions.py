@@ -28,9 +28,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 # --- chapters not yet converted (issue 13) ----------------------------------------------------
 LIVE_BLOCKS_NOT_YET = {
-    "04_theta_spectrum",
-    "05_long_range_decay",
-    "06_scaling_laws",
     "07_extrapolation_lab",
 }
 # -----------------------------------------------------------------------------------------------
