@@ -57,3 +57,35 @@ def glossary_rows(path: Path = GLOSSARY) -> list[Row]:
             )
         )
     return rows
+
+
+#: Where each Chinese term of the glossary occurs in the source articles (``../shared/seeds``,
+#: which live beside the repository, not in it): written by :func:`write_source_index` where
+#: the sources are, read by the tests everywhere.
+SOURCE_INDEX = ROOT / "book" / "glossary_sources.json"
+
+
+def source_index(seeds: Path, rows: list[Row] | None = None) -> dict[str, list[str]]:
+    """Chinese term -> the source articles (file stems' first three characters, ``"001"``)
+    whose text contains it; ``[]`` for a term that none contains."""
+    texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in sorted(seeds.glob("*.txt"))}
+    if not texts:
+        raise ValueError(f"no source articles in {seeds}")
+    rows = glossary_rows() if rows is None else rows
+    terms = sorted({t for row in rows for t in row.chinese_terms})
+    return {t: [name for name, text in texts.items() if t in text] for t in terms}
+
+
+def write_source_index(seeds: Path, path: Path = SOURCE_INDEX) -> None:
+    """Write :func:`source_index` as JSON (run after editing the glossary, where the sources
+    are: ``python tools/glossary.py ../shared/seeds``)."""
+    import json
+
+    index = source_index(seeds)
+    path.write_text(json.dumps(index, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_source_index(Path(sys.argv[1]))
