@@ -35,6 +35,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .._checks import check_base, check_count, check_dim, check_layout
+from ..core import coordinate_planes
 from ..torch_modules import AttentionConfig, CausalSelfAttention, RotaryEmbedding
 from ..windows import alibi_slopes
 from .corpus import VOCAB
@@ -108,11 +109,9 @@ def plane_of_coordinate(head_dim: int, layout: str) -> torch.Tensor:
     ``"half"`` pairs coordinates ``c`` and ``c + hd/2`` (plane ``c mod hd/2``); ``"interleaved"``
     pairs ``2i`` and ``2i + 1`` (plane ``c // 2``). "The first :math:`d_\\text{extra}`
     dimensions" of the scaling-laws paper (interleaved numbering) are the planes
-    ``0 .. d_extra/2 - 1``.
+    ``0 .. d_extra/2 - 1``. The pairing is :func:`ropelab.core.coordinate_planes`'s.
     """
-    head_dim = check_dim(head_dim, "head_dim")
-    coords = torch.arange(head_dim)
-    return coords % (head_dim // 2) if check_layout(layout) == "half" else coords // 2
+    return torch.from_numpy(coordinate_planes(check_dim(head_dim, "head_dim"), layout))
 
 
 class BaselineAttention(CausalSelfAttention):
