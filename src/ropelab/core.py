@@ -226,13 +226,13 @@ def interleaved_to_half(x: Any) -> Any:
     of each head, this is the permutation that converting Meta's Llama checkpoints to
     transformers performs (chapter 3). Works on numpy arrays and torch tensors.
     """
-    _check_last_axis_even(x)
+    first, second = plane_slices(_check_last_axis_even(x), "interleaved")
     if _is_torch(x):
         import torch
 
-        return torch.cat((x[..., 0::2], x[..., 1::2]), dim=-1)
+        return torch.cat((x[..., first], x[..., second]), dim=-1)
     x = np.asarray(x)
-    return np.concatenate((x[..., 0::2], x[..., 1::2]), axis=-1)
+    return np.concatenate((x[..., first], x[..., second]), axis=-1)
 
 
 def half_to_interleaved(x: Any) -> Any:
@@ -597,9 +597,10 @@ def apply_rope_complex(
     values = np.asarray(_to_numpy(x), dtype=np.float64)
     head_dim = _check_last_axis_even(values)
     theta = _frequencies(head_dim, base, inv_freq)
-    z = values[..., 0::2] + 1j * values[..., 1::2]
+    first, second = plane_slices(head_dim, "interleaved")
+    z = values[..., first] + 1j * values[..., second]
     rotated = z * np.exp(1j * rope_angles(positions, theta))
     out = np.empty(np.broadcast_shapes(values.shape, (*rotated.shape[:-1], head_dim)))
-    out[..., 0::2] = rotated.real
-    out[..., 1::2] = rotated.imag
+    out[..., first] = rotated.real
+    out[..., second] = rotated.imag
     return out

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_count, check_dim, check_finite_array, check_positive
-from .core import _frequencies
+from .core import _frequencies, plane_slices
 
 __all__ = [
     "NUM_DISTANCES",
@@ -26,6 +26,7 @@ __all__ = [
     "ones_score",
     "pair_score",
     "partial_sums",
+    "plane_weights",
     "relative_upper_bound",
 ]
 
@@ -59,16 +60,30 @@ def pair_score(
         float64 array with the shape of ``distances``.
     """
     r = _distances(distances)
+    weights = plane_weights(q, k)  # (d/2,)
+    theta = _frequencies(2 * weights.size, base, inv_freq)
+    return np.real(np.exp(1j * r[..., None] * theta) @ weights)
+
+
+def plane_weights(q: Any, k: Any) -> np.ndarray:
+    r"""Each plane's :math:`h_i = q_i\,ar k_i` with :math:`q_i = q_{a_i} + \mathrm{i}\,q_{b_i}`
+    (the interleaved pairing of :func:`ropelab.core.plane_slices`): the score at distance *r*
+    is :math:`\operatorname{Re}\sum_i h_i e^{\mathrm{i}r	heta_i}` (chapter 5).
+
+    Args:
+        q, k: 1-D vectors of the same even length.
+
+    Returns:
+        complex128 array of shape ``(d/2,)``.
+    """
     q = check_finite_array(q, "q")
     k = check_finite_array(k, "k")
     if q.ndim != 1 or q.shape != k.shape:
         raise ValueError(
             f"q and k must be 1-D vectors of equal length, got {q.shape} and {k.shape}"
         )
-    dim = check_dim(q.size, "len(q)")
-    theta = _frequencies(dim, base, inv_freq)
-    weights = (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])  # (d/2,)
-    return np.real(np.exp(1j * r[..., None] * theta) @ weights)
+    first, second = plane_slices(check_dim(q.size, "len(q)"), "interleaved")
+    return (q[first] + 1j * q[second]) * np.conj(k[first] + 1j * k[second])
 
 
 def ones_score(distances: Any, dim: int, base: float = 10000.0) -> np.ndarray:

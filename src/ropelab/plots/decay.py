@@ -31,7 +31,14 @@ from matplotlib.figure import Figure
 
 from .._checks import check_base, check_dim, check_finite_array, check_positive
 from ..core import apply_rope, inv_freq
-from ..decay import decay_data, expected_score, ones_score, partial_sums, relative_upper_bound
+from ..decay import (
+    decay_data,
+    expected_score,
+    ones_score,
+    partial_sums,
+    plane_weights,
+    relative_upper_bound,
+)
 from .style import ACCENT, KEY, NEUTRAL, QUERY, SEQUENTIAL, new_figure
 
 __all__ = [
@@ -206,17 +213,6 @@ def trend_end(base: float) -> float:
     return base * float(np.exp(-EULER_GAMMA))
 
 
-def _plane_weights(q: Any, k: Any) -> np.ndarray:
-    q = check_finite_array(q, "q")
-    k = check_finite_array(k, "k")
-    if q.ndim != 1 or q.shape != k.shape:
-        raise ValueError(
-            f"q and k must be 1-D vectors of equal length, got {q.shape} and {k.shape}"
-        )
-    check_dim(q.size, "len(q)")
-    return (q[0::2] + 1j * q[1::2]) * np.conj(k[0::2] + 1j * k[1::2])
-
-
 def abel_terms(q: Any, k: Any, distances: Any, base: float = 10000.0) -> dict[str, np.ndarray]:
     r"""Both sides of RoFormer's Abel summation and the bound it gives (section 3.4.3; chapter 5).
 
@@ -236,7 +232,7 @@ def abel_terms(q: Any, k: Any, distances: Any, base: float = 10000.0) -> dict[st
         (:math:`\max_i |h_{i+1} - h_i|`, a scalar array). The real part of ``"direct"`` is the
         RoPE score :func:`ropelab.decay.pair_score`.
     """
-    h = _plane_weights(q, k)
+    h = plane_weights(q, k)
     r = check_finite_array(distances, "distances")
     theta = inv_freq(2 * h.size, base)
     direct = np.exp(1j * r[..., None] * theta) @ h
