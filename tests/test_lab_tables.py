@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ropelab.lab.results import load_results, model_record, replicate_records, testtime_records
+from ropelab.lab.results import (
+    claim_cell,
+    load_results,
+    model_record,
+    replicate_records,
+    testtime_records,
+)
 from ropelab.lab.tables import format_seeds, format_testtime, format_testtime_grid, length_cell
 
 
@@ -24,6 +30,17 @@ def test_length_cell():
     assert length_cell(None) == "n/a"
     assert length_cell({"supported_length": 836, "at_least": None}) == "836"
     assert length_cell({"supported_length": None, "at_least": 2033}) == ">=2033"
+
+
+def test_claim_cell_names_each_claim():
+    def record(claim, bound=None):
+        return {"prediction": {"claim": claim, "expected_supported_length": bound}}
+
+    assert claim_cell(record("bound", 1116.6)) == "1117"
+    assert claim_cell(record("longer than control")) == ">ctrl"
+    assert claim_cell(record("no hard bound (conjecture)")) == "conj."
+    assert claim_cell(record("no hard bound (our reading)")) == "none"
+    assert claim_cell(record("baseline")) == "-"
 
 
 def test_format_seeds(results):

@@ -64,7 +64,7 @@ from .evaluate import (
     supported_length,
 )
 from .model import POSITIONS, LMConfig, RopeLM
-from .results import RESULTS_SCHEMA
+from .results import RESULTS_SCHEMA, claim_cell
 from .store import MODELS_SUBDIR, compact_state, fingerprint, load_compact, save_compact
 from .testtime import METHODS, evaluate_method, plan_method
 from .train import TrainConfig, final_loss, get_batch, load_checkpoint, model_from_checkpoint, train
@@ -1314,19 +1314,6 @@ def write_results(results: dict[str, Any], out_dir: str | os.PathLike) -> None:
         path.unlink()
 
 
-def _claim_cell(prediction: dict[str, Any]) -> str:
-    """The ``predicted`` column: a bound, ``>ctrl`` (longer than the control), ``conj.`` (no
-    hard bound, a conjecture), ``none`` (the ablation, our reading) or ``-`` (a baseline)."""
-    claim = prediction["claim"]
-    if claim == "bound":
-        return f"{prediction['expected_supported_length']:.0f}"
-    return {
-        "longer than control": ">ctrl",
-        "no hard bound (conjecture)": "conj.",
-        "no hard bound (our reading)": "none",
-    }.get(claim, "-")
-
-
 def format_summary(results: dict[str, Any]) -> str:
     """A fixed-width table (74 columns) of predicted against measured supported lengths: the
     models of seed 0, then the baselines.
@@ -1349,7 +1336,7 @@ def format_summary(results: dict[str, Any]) -> str:
             f"{r['name']:<13}{base:>9}{r['tune_len']:>6}"
             f"{r['keep_planes'] if r['keep_planes'] is not None else '-':>6}"
             f"{_fmt_len(r['prediction']['t_extra']):>9}"
-            f"{_claim_cell(r['prediction']):>11}"
+            f"{claim_cell(r):>11}"
             f"{'>=' + str(r['measured']['at_least']) if meas is None else meas:>10}"
             f"{r['measured']['reference_loss']:>10.3f}"
         )

@@ -32,6 +32,7 @@ __all__ = [
     "RESULTS_DIR",
     "RESULTS_SCHEMA",
     "baseline_names",
+    "claim_cell",
     "load_results",
     "model_names",
     "model_record",
@@ -121,6 +122,22 @@ def testtime_record(
             return r
     have = sorted({(r["model"], r["method"]) for r in results.get("testtime", [])})
     raise ValueError(f"model and method must be one of {have}, got {(model, method)}")
+
+
+def claim_cell(record: dict[str, Any]) -> str:
+    """What the scaling laws claim for a model, as tables print it: its bound (``1117``),
+    ``>ctrl`` (longer than the control ``ft-1e4``, Theorem 1), ``conj.`` (no hard bound: the
+    source's conjecture), ``none`` (no hard bound: our reading, the ablation) or ``-`` (a
+    baseline without RoPE)."""
+    prediction = record["prediction"]
+    claim = prediction["claim"]
+    if claim == "bound":
+        return f"{prediction['expected_supported_length']:.0f}"
+    return {
+        "longer than control": ">ctrl",
+        "no hard bound (conjecture)": "conj.",
+        "no hard bound (our reading)": "none",
+    }.get(claim, "-")
 
 
 def supported_or_censored(record: dict[str, Any]) -> tuple[float, bool]:

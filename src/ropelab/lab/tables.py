@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .results import model_record, replicate_records, testtime_records
+from .results import claim_cell, model_record, replicate_records, testtime_records
 from .stats import length_spread
 from .testtime import METHODS
 
-__all__ = ["format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
+__all__ = ["claim_cell", "format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
 
 
 def length_cell(measured: dict[str, Any] | None) -> str:
@@ -30,17 +30,6 @@ def length_cell(measured: dict[str, Any] | None) -> str:
     if measured["supported_length"] is None:
         return f">={measured['at_least']}"
     return str(measured["supported_length"])
-
-
-def _claim(record: dict[str, Any]) -> str:
-    p = record["prediction"]
-    if p["claim"] == "bound":
-        return f"{p['expected_supported_length']:.0f}"
-    return {
-        "longer than control": ">ctrl",
-        "no hard bound (conjecture)": "conj.",
-        "no hard bound (our reading)": "none",
-    }.get(p["claim"], "-")
 
 
 def format_seeds(results: dict[str, Any], names: Sequence[str]) -> str:
@@ -63,7 +52,7 @@ def format_seeds(results: dict[str, Any], names: Sequence[str]) -> str:
         base = "-" if record["base"] is None else f"{record['base']:g}"
         mean = f"{spread.mean:.0f} ± {spread.sd:.0f}" if spread.n > 1 else f"{spread.mean:.0f}"
         lines.append(
-            f"{name:<12}{base:>8}{_claim(record):>7}{seeds.get(0, '-'):>9}"
+            f"{name:<12}{base:>8}{claim_cell(record):>7}{seeds.get(0, '-'):>9}"
             f"{seeds.get(1, '-'):>8}{seeds.get(2, '-'):>8}{mean + ('*' if censored else ''):>16}"
         )
     return "\n".join(lines)
