@@ -82,16 +82,35 @@ def test_remeasure_binned_rejects_bad_input():
 
 
 def test_binned_remeasurement_agrees_with_the_recorded_one(results):
-    """Two computations of the same rule, on positions (recorded) and on bins (here)."""
+    """Two computations of the same rule, on positions (recorded) and on bins (here).
+
+    The binned windows (two bins of 16) are some of the 32-position windows of the recorded
+    measurement, so the binned rule never fires earlier. It fires within two bins of the
+    recorded length where the loss breaks; where it fires later, the recorded crossing was on a
+    slow rise that hovers at the margin (seed 1 of ft-1e7: 788 recorded, 1,312 binned), and the
+    binned excess at the recorded length is then within 0.05 nats of the margin."""
     plan = results["meta"]["plan"]
-    for r in results["models"]:
+    width, margin = plan["bin_width"], plan["margin"]
+    later = []
+    for r in [*results["models"], *results["replicates"], *results["baselines"]]:
         recorded = r["measured"]["supported_length"]
-        binned = remeasure_binned(r, plan["train_len"], plan["margin"])
+        binned = remeasure_binned(r, plan["train_len"], margin)
         if recorded is not None and binned is not None:
-            assert abs(binned - recorded) <= 2 * plan["bin_width"], (r["name"], recorded, binned)
+            assert binned >= recorded - 1, (r["name"], recorded, binned)
+            if binned - recorded > 2 * width:
+                loss = np.asarray(r["loss_curve"]["loss"])
+                smooth = (loss[:-1] + loss[1:]) / 2  # window k: bins k, k + 1
+                excess = (
+                    smooth
+                    - loss[plan["train_len"] // (2 * width) : plan["train_len"] // width].mean()
+                )
+                k = round(recorded / width) - 1  # the window centred nearest recorded
+                assert max(excess[k - 1 : k + 2]) > margin - 0.05, (r["name"], recorded, binned)
+                later.append(r["name"])
         else:  # censored by one of them: the other finds the rise only near the end, if at all
             found = recorded if recorded is not None else binned
-            assert found is None or found > plan["eval_len"] - 4 * plan["bin_width"], r["name"]
+            assert found is None or found > plan["eval_len"] - 4 * width, r["name"]
+    assert len(later) <= 3, later  # most models break: the two agree there
 
 
 @settings(max_examples=25, deadline=None)
