@@ -122,9 +122,7 @@ IGNORED_OUTPUT_REASONS = {
 #: Chapters that still carry a "# nbval-ignore-output: ..." comment in a cell, a line meant
 #: for developers that readers see (issue 13). Strict xfails: delete a chapter's line when
 #: its comments are gone (the cell tag is enough).
-NBVAL_COMMENTS_LEFT = {
-    "07_extrapolation_lab.ipynb",
-}
+NBVAL_COMMENTS_LEFT: set[str] = set()
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

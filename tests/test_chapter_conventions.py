@@ -27,9 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 # --- chapters not yet converted (issue 13) ----------------------------------------------------
-LIVE_BLOCKS_NOT_YET = {
-    "07_extrapolation_lab",
-}
+LIVE_BLOCKS_NOT_YET: set[str] = set()
 # -----------------------------------------------------------------------------------------------
 
 LIVE_BLOCK_TAGS = {"hide-input", "remove-output", "screen-only", "nbval-ignore-output"}

@@ -28,15 +28,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 # --- chapters without a marker yet: stem -> what is missing ------------------------------------
-NO_CHAPTER_META: dict[str, str] = {
-    "07_extrapolation_lab": "no 'Before you start' box",
-}
-NO_REMEMBER: dict[str, str] = {
-    "07_extrapolation_lab": "no 'What to remember' box",
-}
-NO_SLIDES: dict[str, str] = {
-    "07_extrapolation_lab": "no cell tagged 'slide'",
-}
+NO_CHAPTER_META: dict[str, str] = {}
+NO_REMEMBER: dict[str, str] = {}
+NO_SLIDES: dict[str, str] = {}
 # -----------------------------------------------------------------------------------------------
 
 

@@ -155,7 +155,7 @@ def plot_loss_curves(
     colours = model_colours(results)
     plan = _plan(results)
     train_len, eval_len = plan["train_len"], plan["eval_len"]
-    fig, ax = new_figure(height=4.0)
+    fig, ax = new_figure(height=4.6)
     ax.axvspan(0, train_len, color=NEUTRAL, alpha=0.12, lw=0, label=f"T_train = {train_len}")
     for r in records:
         colour = colours[r["name"]]
@@ -192,7 +192,9 @@ def plot_loss_curves(
     ax.set_title(title or "Loss against context length: dots measured, dashes predicted")
     if seeds and any(len(replicate_records(results, r["name"])) > 1 for r in records):
         ax.plot([], [], color=NEUTRAL, alpha=0.4, lw=6, label="band: all seeds")
-    ax.legend(fontsize=7, loc="best", ncol=2 if len(records) > 5 else 1)
+    # below the axes, where it hides neither a curve nor the wavelength ticks
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncol=3)
     ax.grid(alpha=0.3)
     return fig
 
@@ -219,7 +221,7 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     colours = model_colours(results)
     rope = results["models"]
     bases = [r["base"] for r in rope]
-    lo, hi = min(min(bases), beta3) / 2, max(bases) * 2
+    lo, hi = min(min(bases), beta3) / 2, max(bases) * 5  # room for the labels on the right
     fig, ax = new_figure(height=4.2)
     big = np.geomspace(pre_base, hi, 200)
     bound = [float(scaling.extrapolation_bound(b, head_dim, train_len, pre_base)) for b in big]
@@ -262,7 +264,9 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
                         arrowprops={"arrowstyle": "->", "color": colour, "lw": 1.5})  # fmt: skip
         ax.annotate(r["name"], (r["base"], spread.mean),
                     xytext=(r["base"] * 1.35, label_y[r["name"]]),
-                    textcoords="data", fontsize=7, va="center")  # fmt: skip
+                    textcoords="data", fontsize=7, va="center",
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                          "alpha": 0.85})  # fmt: skip
     if fit:
         power = exponent_fit(results)
         if power is not None:
@@ -282,7 +286,7 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     return fig
 
 
-def _spread_labels(results: dict[str, Any], gap: float = 1.14) -> dict[str, float]:
+def _spread_labels(results: dict[str, Any], gap: float = 1.2) -> dict[str, float]:
     """Label heights for :func:`plot_supported_vs_predicted`: each model's length, pushed up so
     that labels of models with the same base are at least a factor ``gap`` apart."""
     heights: dict[str, float] = {}
