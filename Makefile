@@ -25,7 +25,7 @@ help:
 	@echo "                _build/quick and run the layout and print tests on that page only"
 	@echo "make screenshots every page at 1280/768/390 px, screen and print, in _build/screenshots"
 	@echo "make bench      speed and memory against their targets (benchmarks/README.md)"
-	@echo "make lab        the chapter-7 experiment: tiny RoPE models on the CPU (~30-45 min, resumable)"
+	@echo "make lab        the chapter-7 experiment on the CPU (about 1-3 h in stages, resumable; make lab-<stage>)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -4,7 +4,7 @@ Checkpoints (``lab/checkpoints/``, float32 weights plus the optimiser state, abo
 are not committed. The models a reader needs to try a test-time method without training (the
 plan's ``ship`` list) are written next to the results by the full run, in
 ``results/models/<name>.pt``: float16 weights (the tied output head stored once), the model's
-config, nothing else, about 1.6 MB each. Their SHA-256 is recorded in ``results.json``
+config, nothing else, about 0.8 MB each. Their SHA-256 is recorded in ``results.json``
 (``record["compact"]``), and :func:`load_compact` refuses a file whose hash differs, so a model
 loaded in Colab is the one the committed numbers were measured on (its float32 checkpoint,
 rounded to float16).
