@@ -36,13 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
+from book_toc import toc_docnames, toc_notebooks  # noqa: E402
 from export_figures import (  # noqa: E402
     ARCHIVE_FOLDER,
     MAX_PIXEL_DIFFERENCE,
     book_figures,
     pixel_difference,
     png_size,
-    toc_notebooks,
 )
 from lecturer_kit import (  # noqa: E402
     FIGURES_ARCHIVE,
@@ -62,21 +62,6 @@ def need(path: Path, how: str = "make book") -> Path:
     if not path.exists():
         pytest.fail(f"{path} is missing: run `{how}`")
     return path
-
-
-def toc_docnames() -> list[str]:
-    import yaml
-
-    def files(node: object) -> list[str]:
-        if isinstance(node, dict):
-            own = [node[key] for key in ("root", "file") if key in node]
-            return own + [f for value in node.values() for f in files(value)]
-        if isinstance(node, list):
-            return [f for item in node for f in files(item)]
-        return []
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return list(dict.fromkeys(files(toc)))
 
 
 def soup(path: Path) -> BeautifulSoup:

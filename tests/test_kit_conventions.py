@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from book_toc import toc_docnames  # noqa: E402
 
 # --- chapters without a marker yet: stem -> what is missing ------------------------------------
 NO_CHAPTER_META: dict[str, str] = {}
@@ -35,16 +38,7 @@ NO_SLIDES: dict[str, str] = {}
 
 
 def toc_chapters() -> list[Path]:
-    def files(node: object) -> list[str]:
-        if isinstance(node, dict):
-            own = [node[key] for key in ("root", "file") if key in node]
-            return own + [f for value in node.values() for f in files(value)]
-        if isinstance(node, list):
-            return [f for item in node for f in files(item)]
-        return []
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [ROOT / f"{e}.ipynb" for e in files(toc) if e.startswith("notebooks/")]
+    return [ROOT / f"{e}.ipynb" for e in toc_docnames() if e.startswith("notebooks/")]
 
 
 def params(known: dict[str, str]) -> list:

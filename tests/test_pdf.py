@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import pdf_checks  # noqa: E402
-from export_figures import book_figures, chapter_of, toc_notebooks  # noqa: E402
+from book_toc import toc_docnames, toc_notebooks  # noqa: E402
+from export_figures import book_figures, chapter_of  # noqa: E402
 from lecturer_kit import EDITIONS, LATEX_TARGET, pdf_name  # noqa: E402
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
@@ -64,19 +65,8 @@ def flat_text(edition: str) -> str:
 
 
 def toc_pages() -> list[Path]:
-    import yaml
-
-    def files(node: object) -> list[str]:
-        if isinstance(node, dict):
-            own = [node[key] for key in ("root", "file") if key in node]
-            return own + [f for value in node.values() for f in files(value)]
-        if isinstance(node, list):
-            return [f for item in node for f in files(item)]
-        return []
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages = []
-    for entry in dict.fromkeys(files(toc)):
+    for entry in toc_docnames():
         for suffix in (".ipynb", ".md"):
             if (ROOT / f"{entry}{suffix}").exists():
                 pages.append(ROOT / f"{entry}{suffix}")

@@ -50,7 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from export_figures import book_figures, chapter_of, toc_notebooks  # noqa: E402
+from book_toc import toc_notebooks  # noqa: E402
+from export_figures import book_figures, chapter_of  # noqa: E402
 from lecturer_kit import META_CLASS, REMEMBER_CLASS, SLIDE_TAG  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "kit" / "slides"

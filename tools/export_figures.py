@@ -46,12 +46,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import nbformat
-import yaml
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+sys.path.insert(0, str(ROOT / "tools"))
 
+from book_toc import toc_notebooks  # noqa: E402
 from lecturer_kit import FIGURES_ARCHIVE  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "figures"
@@ -89,25 +90,6 @@ class Figure:
     svg: str = ""
     pdf: str = ""
     png: str = ""
-
-
-def toc_notebooks(root: Path = ROOT) -> list[Path]:
-    """The chapter notebooks (``notebooks/``) in the order of ``_toc.yml``."""
-
-    def files(node: object) -> list[str]:
-        if isinstance(node, dict):
-            own = [node[key] for key in ("root", "file") if key in node]
-            return own + [f for value in node.values() for f in files(value)]
-        if isinstance(node, list):
-            return [f for item in node for f in files(item)]
-        return []
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    return [
-        root / f"{entry}.ipynb"
-        for entry in dict.fromkeys(files(toc))
-        if entry.startswith("notebooks/") and (root / f"{entry}.ipynb").exists()
-    ]
 
 
 def chapter_of(notebook: nbformat.NotebookNode) -> tuple[str, str]:

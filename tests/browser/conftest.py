@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from book_toc import toc_docnames
 from headless_chromium import CHROMIUM
 from page_layout import WIDTHS, launch, measure_page
 
@@ -81,16 +81,7 @@ def book_pages() -> list[str]:
     """The pages a reader reads, from the table of contents (so a missing build fails, never
     skips): the root page, every chapter and every other page, as built HTML paths."""
 
-    def files(node: object) -> list[str]:
-        if isinstance(node, dict):
-            own = [node[key] for key in ("root", "file") if key in node]
-            return own + [f for value in node.values() for f in files(value)]
-        if isinstance(node, list):
-            return [f for item in node for f in files(item)]
-        return []
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return sorted(f"{entry}.html" for entry in dict.fromkeys(files(toc)))
+    return sorted(f"{entry}.html" for entry in toc_docnames())
 
 
 def page_params(relative_pages: list[str], known: dict[str, str]) -> list[Any]:
