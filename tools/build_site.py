@@ -37,16 +37,13 @@ def quick_config(root: Path = ROOT) -> dict:
     return config
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="like --path-output")
-    parser.add_argument(
-        "--allow-warnings", action="store_true", help="do not stop on warnings (no -W)"
-    )
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="ropelab-quick-") as tmp:
+def build_with_config(config: dict, out: Path, *, warnings_fail: bool = True) -> int:
+    """``jupyter-book build --all`` of the repository with ``config`` (written to a temporary
+    ``_config.yml``) into ``out`` (``--path-output``); ``-W --keep-going`` unless
+    ``warnings_fail`` is false. Returns jupyter-book's exit status."""
+    with tempfile.TemporaryDirectory(prefix="ropelab-build-") as tmp:
         config_path = Path(tmp) / "_config.yml"
-        config_path.write_text(yaml.safe_dump(quick_config(), sort_keys=False, allow_unicode=True))
+        config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
         command = [
             str(Path(sys.executable).parent / "jupyter-book"),
             "build",
@@ -54,15 +51,25 @@ def main(argv: list[str] | None = None) -> int:
             "--config",
             str(config_path),
             "--path-output",
-            str(args.out.resolve()),
+            str(out.resolve()),
             str(ROOT),
         ]
-        if not args.allow_warnings:
+        if warnings_fail:
             command[3:3] = ["-W", "--keep-going"]
-        result = subprocess.run(command, cwd=ROOT, check=False)
-    if result.returncode == 0:
+        return subprocess.run(command, cwd=ROOT, check=False).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="like --path-output")
+    parser.add_argument(
+        "--allow-warnings", action="store_true", help="do not stop on warnings (no -W)"
+    )
+    args = parser.parse_args(argv)
+    returncode = build_with_config(quick_config(), args.out, warnings_fail=not args.allow_warnings)
+    if returncode == 0:
         print(f"site: {args.out.resolve() / '_build' / 'html'}")
-    return result.returncode
+    return returncode
 
 
 if __name__ == "__main__":

@@ -16,19 +16,15 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-from build_site import quick_config  # noqa: E402
+from build_site import build_with_config, quick_config  # noqa: E402
 from lecturer_kit import STUDENT_DIR  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "kit" / STUDENT_DIR
@@ -55,26 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-warnings", action="store_true", help="no -W")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="ropelab-student-") as tmp:
-        config_path = Path(tmp) / "_config.yml"
-        config_path.write_text(
-            yaml.safe_dump(student_config(kit=args.kit), sort_keys=False, allow_unicode=True)
-        )
-        command = [
-            str(Path(sys.executable).parent / "jupyter-book"),
-            "build",
-            "--all",
-            "--config",
-            str(config_path),
-            "--path-output",
-            str(args.work.resolve()),
-            str(ROOT),
-        ]
-        if not args.allow_warnings:
-            command[3:3] = ["-W", "--keep-going"]
-        result = subprocess.run(command, cwd=ROOT, check=False)
-    if result.returncode != 0:
-        return result.returncode
+    returncode = build_with_config(
+        student_config(kit=args.kit), args.work, warnings_fail=not args.allow_warnings
+    )
+    if returncode != 0:
+        return returncode
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(args.work.resolve() / "_build" / "html", out)
