@@ -65,7 +65,14 @@ from .evaluate import (
 )
 from .model import POSITIONS, LMConfig, RopeLM
 from .results import RESULTS_SCHEMA, claim_cell
-from .store import MODELS_SUBDIR, compact_state, fingerprint, load_compact, save_compact
+from .store import (
+    MODELS_SUBDIR,
+    compact_entry,
+    compact_state,
+    fingerprint,
+    load_compact,
+    save_compact,
+)
 from .testtime import METHODS, evaluate_method, plan_method
 from .train import TrainConfig, final_loss, get_batch, load_checkpoint, model_from_checkpoint, train
 
@@ -1159,8 +1166,6 @@ def _export_models(ctx: _Context, results: dict[str, Any], out: Path) -> None:
 
 
 def _reuse_compact(path: Path, model: RopeLM) -> dict[str, Any] | None:
-    from .store import sha256_file
-
     if not path.is_file():
         return None
     payload = torch.load(path, map_location="cpu", weights_only=True)
@@ -1172,13 +1177,7 @@ def _reuse_compact(path: Path, model: RopeLM) -> dict[str, Any] | None:
     )
     if not same:
         return None
-    return {
-        "file": path.name,
-        "sha256": sha256_file(path),
-        "bytes": path.stat().st_size,
-        "dtype": "float16",
-        "params": model.num_params(),
-    }
+    return compact_entry(path, model)
 
 
 # --------------------------------------------------------------------------------------

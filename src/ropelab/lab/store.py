@@ -33,6 +33,7 @@ from .results import RESULTS_DIR, load_results, model_record
 __all__ = [
     "COMPACT_FORMAT",
     "MODELS_SUBDIR",
+    "compact_entry",
     "compact_state",
     "fingerprint",
     "load_compact",
@@ -80,6 +81,13 @@ def save_compact(model: RopeLM, path: str | os.PathLike) -> dict[str, Any]:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(payload, tmp)
     os.replace(tmp, path)
+    return compact_entry(path, model)
+
+
+def compact_entry(path: str | os.PathLike, model: RopeLM) -> dict[str, Any]:
+    """The record of a compact file in ``results.json``: its name, SHA-256, size, dtype and
+    the model's parameter count (``load_compact`` checks the hash against it)."""
+    path = Path(path)
     return {
         "file": path.name,
         "sha256": sha256_file(path),
