@@ -1,8 +1,11 @@
 """The explorables on the built chapter pages, driven in Chromium and checked against ropelab.
 
 For each chapter page with an explorable: the explorable is there and drawn; every control is moved
-to both ends of its range and to a middle position (by setting the input and dispatching an
-``input`` event, as a reader's drag does); after each move the script's parameters and data
+to both ends of its range, to a middle position and back to where it started (by setting the
+input and dispatching an ``input`` event, as a reader's drag does); the input must then stand
+where the Python clamp of the figure's spec puts it (a control with ``at_least`` cannot go below
+the control it follows), and some position must change the figure. After each move the script's
+parameters and data
 (``window.ropelabExplore.instances``) are read back and compared with
 :func:`ropelab.explorables.explorable_data` for the same parameters, computed here in Python.
 The pages must log no console or page error and ask the network for nothing. The script is
@@ -16,6 +19,8 @@ from typing import Any
 import pytest
 
 from ropelab.explorables import explorable_data, script
+from ropelab.interactive import figure_spec
+from ropelab.interactive.controls import clamp
 from tests.explorable_checks import assert_same
 
 CHAPTERS = {
@@ -63,6 +68,19 @@ def settings_to_visit(control: dict[str, Any]) -> list[str]:
     return [str(v) for v in (*ends, (low + high) // 2)]
 
 
+def expected_position(kind: str, params: dict[str, Any], name: str, position: str) -> str:
+    """Where the input must stand after being set to ``position`` from ``params``: the
+    position of the value that the Python clamp of the figure's spec gives (a control with
+    ``at_least`` cannot go below the control it follows)."""
+    spec = figure_spec(kind)
+    control = next(c for c in spec.controls if c.name == name)
+    if control.is_choice:
+        return position
+    values = control.slider_values()
+    clamped = clamp(spec.controls, {**params, name: values[int(position)]})[name]
+    return str(min(range(len(values)), key=lambda i: abs(values[i] - clamped)))
+
+
 @pytest.mark.parametrize("kind", list(CHAPTERS))
 def test_explorable_matches_ropelab(open_page, screenshots_dir, kind):
     page, log = open_page(CHAPTERS[kind])
@@ -76,14 +94,18 @@ def test_explorable_matches_ropelab(open_page, screenshots_dir, kind):
     assert_same(state["data"], explorable_data(kind, **state["params"]), f"{kind} at start")
 
     for control in page.evaluate(CONTROLS, kind):
-        for value in settings_to_visit(control):
+        changed = False
+        for value in [*settings_to_visit(control), control["value"]]:  # then back to the start
             before = state
+            expected = expected_position(kind, before["params"], control["name"], value)
             moved = page.evaluate(SET, [kind, control["name"], value])
-            assert moved["value"] == value, f"{kind}.{control['name']}: the input refused {value}"
+            where = f"{kind} with {control['name']} at position {value}"
+            assert moved["value"] == expected, f"{where}: the input shows {moved['value']}"
             state = page.evaluate(READ, kind)
-            where = f"{kind} with {control['name']} at position {value}: {state['params']}"
-            assert state["data"] != before["data"], f"{where}: the data did not change"
+            where = f"{where}: {state['params']}"
             assert_same(state["data"], explorable_data(kind, **state["params"]), where)
+            changed = changed or state["data"] != before["data"]
+        assert changed, f"{kind}.{control['name']}: no position changed the figure"
 
     assert log.console_errors == [], f"console errors: {log.console_errors}"
     assert log.page_errors == [], f"page errors: {log.page_errors}"
