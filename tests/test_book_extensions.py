@@ -13,6 +13,7 @@ from docutils import nodes
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 
 import chapter_numbers
+import no_widget_state
 import ordered_streams
 from myst_nb.core.utils import coalesce_streams
 
@@ -113,3 +114,16 @@ def test_captions_get_a_colon_and_exercise_titles_do_not():
         '<span class="caption-number">Table 3A.1: </span>'
         '<span class="caption-number">Exercise 5.1 </span>'
     )
+
+
+def test_the_widget_state_is_left_out_and_other_scripts_stay():
+    """myst-nb's embedded ipywidgets state goes; the page's other scripts stay, in order."""
+    from sphinx.builders.html._assets import _JavaScript
+
+    state = _JavaScript("", type=no_widget_state.WIDGET_STATE_TYPE, body='{"state": {}}')
+    served = _JavaScript("_static/ropelab/ropelab-explore.js")
+    inline = _JavaScript("", body="var x = 1;")
+    context = {"script_files": [served, state, inline]}
+    no_widget_state._strip_widget_state(None, "page", "page.html", context, None)
+    assert context["script_files"] == [served, inline]
+    assert no_widget_state.is_widget_state(state) and not no_widget_state.is_widget_state(inline)
