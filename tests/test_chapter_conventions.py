@@ -23,11 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.strict_xfail import strict_xfail_params
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 # --- chapters not yet converted (issue 13) ----------------------------------------------------
-LIVE_BLOCKS_NOT_YET: set[str] = set()
+LIVE_BLOCKS_NOT_YET: dict[str, str] = {}
 # -----------------------------------------------------------------------------------------------
 
 LIVE_BLOCK_TAGS = {"hide-input", "remove-output", "screen-only", "nbval-ignore-output"}
@@ -48,20 +50,7 @@ def text(cell: dict) -> str:
     return "".join(cell["source"])
 
 
-def params(known: set[str]) -> list:
-    return [
-        pytest.param(
-            path,
-            id=path.stem,
-            marks=[pytest.mark.xfail(strict=True, reason=f"{path.stem}: not yet (issue 13)")]
-            if path.stem in known
-            else [],
-        )
-        for path in NOTEBOOKS
-    ]
-
-
-@pytest.mark.parametrize("path", params(set()))
+@pytest.mark.parametrize("path", strict_xfail_params(NOTEBOOKS, {}))
 def test_title_carries_the_chapter_number(path):
     first = next(c for c in cells(path) if c["cell_type"] == "markdown")
     title = text(first).splitlines()[0]
@@ -70,7 +59,7 @@ def test_title_carries_the_chapter_number(path):
     )
 
 
-@pytest.mark.parametrize("path", params(set()))
+@pytest.mark.parametrize("path", strict_xfail_params(NOTEBOOKS, {}))
 def test_figure_names_and_exercise_labels_carry_the_chapter(path):
     chapter = chapter_of(path).lower()
     for index, cell in enumerate(cells(path)):
@@ -87,7 +76,7 @@ def test_figure_names_and_exercise_labels_carry_the_chapter(path):
                 )
 
 
-@pytest.mark.parametrize("path", params(LIVE_BLOCKS_NOT_YET))
+@pytest.mark.parametrize("path", strict_xfail_params(NOTEBOOKS, LIVE_BLOCKS_NOT_YET))
 def test_live_widgets_are_collapsed_run_it_live_blocks(path):
     live = [
         (index, cell)

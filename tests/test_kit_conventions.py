@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from book_toc import toc_docnames  # noqa: E402
 
+from tests.strict_xfail import strict_xfail_params  # noqa: E402
+
 # --- chapters without a marker yet: stem -> what is missing ------------------------------------
 NO_CHAPTER_META: dict[str, str] = {}
 NO_REMEMBER: dict[str, str] = {}
@@ -39,19 +41,6 @@ NO_SLIDES: dict[str, str] = {}
 
 def toc_chapters() -> list[Path]:
     return [ROOT / f"{e}.ipynb" for e in toc_docnames() if e.startswith("notebooks/")]
-
-
-def params(known: dict[str, str]) -> list:
-    return [
-        pytest.param(
-            path,
-            id=path.stem,
-            marks=[pytest.mark.xfail(strict=True, reason=f"{path.stem}: {known[path.stem]}")]
-            if path.stem in known
-            else [],
-        )
-        for path in toc_chapters()
-    ]
 
 
 def cells(path: Path) -> list[dict]:
@@ -85,7 +74,7 @@ def items(body: str) -> list[str]:
     return [line for line in body.splitlines() if re.match(r"^- \S", line)]
 
 
-@pytest.mark.parametrize("path", params(NO_CHAPTER_META))
+@pytest.mark.parametrize("path", strict_xfail_params(toc_chapters(), NO_CHAPTER_META))
 def test_before_you_start_opens_the_chapter(path):
     all_cells = cells(path)
     objectives = heading_index(all_cells, "Learning objectives")
@@ -108,7 +97,7 @@ def test_before_you_start_opens_the_chapter(path):
         )
 
 
-@pytest.mark.parametrize("path", params(NO_REMEMBER))
+@pytest.mark.parametrize("path", strict_xfail_params(toc_chapters(), NO_REMEMBER))
 def test_what_to_remember_closes_the_chapter(path):
     all_cells = cells(path)
     summary = heading_index(all_cells, "Summary")
@@ -118,7 +107,7 @@ def test_what_to_remember_closes_the_chapter(path):
     assert 3 <= len(points) <= 5, f"{path.name}: {len(points)} points"
 
 
-@pytest.mark.parametrize("path", params(NO_SLIDES))
+@pytest.mark.parametrize("path", strict_xfail_params(toc_chapters(), NO_SLIDES))
 def test_chapter_tags_its_slides(path):
     tagged = [c for c in cells(path) if "slide" in c["metadata"].get("tags", [])]
     assert 6 <= len(tagged) <= 12, f"{path.name}: {len(tagged)} cells tagged 'slide'"

@@ -84,21 +84,6 @@ def book_pages() -> list[str]:
     return sorted(f"{entry}.html" for entry in toc_docnames())
 
 
-def page_params(relative_pages: list[str], known: dict[str, str]) -> list[Any]:
-    """``pytest.param`` per page, marked strict-xfail where ``known`` (stem -> reason) says the
-    page does not pass yet: a listed page that passes fails the run, so lists stay current."""
-    params = []
-    for relative in relative_pages:
-        stem = Path(relative).stem
-        marks = (
-            [pytest.mark.xfail(strict=True, reason=f"{stem}: {known[stem]}")]
-            if stem in known
-            else []
-        )
-        params.append(pytest.param(relative, id=stem, marks=marks))
-    return params
-
-
 def attach_log(page: Any, log: PageLog) -> None:
     page.on("console", lambda m: log.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: log.page_errors.append(str(e)))

@@ -29,7 +29,9 @@ from typing import Any
 import pytest
 from page_layout import summarize
 
-from .conftest import SITE, book_pages, page_params, write_json
+from tests.strict_xfail import strict_xfail_params
+
+from .conftest import SITE, book_pages, write_json
 
 # --- chapters not yet fixed (issue 13): stem -> what is still wrong ------------------------
 MATH_FITS_ON_SCREEN: dict[str, str] = {}
@@ -58,7 +60,7 @@ def describe_equation(e: dict[str, Any]) -> str:
     return f"{e['width']} px in {e['box']} px at {e['where']}: {e['tex']}"
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, MATH_FITS_ON_SCREEN))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, MATH_FITS_ON_SCREEN))
 def test_display_math_fits_at_1280_and_768(visit, relative):
     views = visit(relative).views
     wide = [
@@ -70,7 +72,7 @@ def test_display_math_fits_at_1280_and_768(visit, relative):
     assert wide == [], f"{len(wide)} equations wider than their column:\n" + "\n".join(wide)
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, MATH_NEVER_CLIPPED))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, MATH_NEVER_CLIPPED))
 def test_math_is_never_clipped_and_scrolls_only_with_a_scrollbar(visit, relative):
     problems = []
     for view, probe in visit(relative).views.items():
@@ -84,7 +86,7 @@ def test_math_is_never_clipped_and_scrolls_only_with_a_scrollbar(visit, relative
     assert problems == [], "\n".join(problems)
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, CODE_FITS_AT_1280))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, CODE_FITS_AT_1280))
 def test_code_blocks_do_not_scroll_at_1280(visit, relative):
     code = visit(relative).views["1280-screen"]["code"]
     scrolling = [
@@ -98,7 +100,7 @@ def test_code_blocks_do_not_scroll_at_1280(visit, relative):
     )
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, FIGURES_NUMBERED))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, FIGURES_NUMBERED))
 def test_every_figure_has_a_numbered_caption(visit, relative):
     views = visit(relative).views
     problems = []
@@ -127,13 +129,13 @@ def test_every_figure_has_a_numbered_caption(visit, relative):
     assert problems == [], "\n".join(problems)
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, NO_TEX_IN_PROSE))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, NO_TEX_IN_PROSE))
 def test_no_tex_left_in_the_prose(visit, relative):
     left = visit(relative).views["1280-screen"]["texLeft"]
     assert left == [], "TeX outside math:\n" + "\n".join(left)
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, EXERCISES_PER_CHAPTER))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, EXERCISES_PER_CHAPTER))
 def test_exercises_are_numbered_per_chapter(visit, relative):
     probe = visit(relative).views["1280-screen"]
     chapter = chapter_of(probe)
@@ -151,7 +153,7 @@ def test_exercises_are_numbered_per_chapter(visit, relative):
     assert probe["doubled"] == [], f"doubled words on the page: {probe['doubled']}"
 
 
-@pytest.mark.parametrize("relative", page_params(PAGES, {}))
+@pytest.mark.parametrize("relative", strict_xfail_params(PAGES, {}))
 def test_print_only_cells_show_nothing_but_captions_on_screen(visit, relative):
     views = visit(relative).views
     shown = {view: views[view]["hidden"]["printOnlyShown"] for view in SCREEN}
