@@ -64,7 +64,7 @@ from .evaluate import (
     supported_length,
 )
 from .model import POSITIONS, LMConfig, RopeLM
-from .results import RESULTS_SCHEMA, claim_cell
+from .results import RESULTS_SCHEMA, all_records, claim_cell, seed0_records
 from .store import (
     MODELS_SUBDIR,
     compact_entry,
@@ -1143,7 +1143,7 @@ def _export_models(ctx: _Context, results: dict[str, Any], out: Path) -> None:
     plan = ctx.plan
     folder = out / MODELS_SUBDIR
     val = torch.from_numpy(ctx.corpus.val)
-    by_name = {r["name"]: r for r in [*results["models"], *results["baselines"]]}
+    by_name = {r["name"]: r for r in seed0_records(results)}
     for name in plan.ship:
         path = folder / f"{name}.pt"
         model = model_from_checkpoint(ctx.paths[name])
@@ -1202,7 +1202,7 @@ def _mean_outside(qk: dict[str, Any], part: str) -> float:
 def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """One flat row per model, baseline and replicate (the columns of ``summary.csv``)."""
     rows = []
-    for r in _all_records(results):
+    for r in all_records(results):
         p, m = r["prediction"], r["measured"]
         theorem3 = p["theorem3"] or {}
         rows.append(
@@ -1276,15 +1276,6 @@ def testtime_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _all_records(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every trained model's record: seed 0, the baselines, then the other seeds."""
-    return [
-        *results["models"],
-        *results.get("baselines", []),
-        *results.get("replicates", []),
-    ]
-
-
 def write_results(results: dict[str, Any], out_dir: str | os.PathLike) -> None:
     """Write ``results.json``, ``summary.csv``, ``loss_curves.csv`` and ``testtime.csv``."""
     out = Path(out_dir)
@@ -1295,7 +1286,7 @@ def write_results(results: dict[str, Any], out_dir: str | os.PathLike) -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    records = _all_records(results)
+    records = all_records(results)
     with open(out / "loss_curves.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["context", *(m["id"] for m in records)])
@@ -1328,7 +1319,7 @@ def format_summary(results: dict[str, Any]) -> str:
         f"{'model':<13}{'base':>9}{'T':>6}{'keep':>6}{'T_extra':>9}{'predicted':>11}"
         f"{'measured':>10}{'ref loss':>10}"
     ]
-    for r in [*results["models"], *results.get("baselines", [])]:
+    for r in seed0_records(results):
         meas = r["measured"]["supported_length"]
         base = "-" if r["base"] is None else f"{r['base']:g}"
         lines.append(

@@ -31,6 +31,7 @@ from .._checks import check_count, check_positive
 __all__ = [
     "RESULTS_DIR",
     "RESULTS_SCHEMA",
+    "all_records",
     "baseline_names",
     "claim_cell",
     "load_results",
@@ -38,6 +39,7 @@ __all__ = [
     "model_record",
     "remeasure_binned",
     "replicate_records",
+    "seed0_records",
     "supported_or_censored",
     "testtime_record",
     "testtime_records",
@@ -83,10 +85,20 @@ def baseline_names(results: dict[str, Any]) -> list[str]:
     return [m["name"] for m in results.get("baselines", [])]
 
 
+def seed0_records(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of seed 0: the RoPE models in the order run, then the baselines."""
+    return [*results["models"], *results.get("baselines", [])]
+
+
+def all_records(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every trained model's record: :func:`seed0_records`, then the other seeds."""
+    return [*seed0_records(results), *results.get("replicates", [])]
+
+
 def model_record(results: dict[str, Any], name: str) -> dict[str, Any]:
     """The record of the model or baseline called ``name`` (seed 0); ``ValueError`` listing the
     names if absent."""
-    for record in [*results["models"], *results.get("baselines", [])]:
+    for record in seed0_records(results):
         if record["name"] == name:
             return record
     names = [*model_names(results), *baseline_names(results)]

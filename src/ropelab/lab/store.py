@@ -28,7 +28,7 @@ import torch
 from .._checks import check_count
 from .evaluate import window_starts
 from .model import LMConfig, RopeLM
-from .results import RESULTS_DIR, load_results, model_record
+from .results import RESULTS_DIR, load_results, model_record, seed0_records
 
 __all__ = [
     "COMPACT_FORMAT",
@@ -112,8 +112,7 @@ def _model_from_payload(payload: dict[str, Any]) -> RopeLM:
 
 def shipped_models(results: dict[str, Any]) -> list[str]:
     """The names of the models whose compact file ships with ``results``."""
-    records = [*results["models"], *results.get("baselines", [])]
-    return [r["name"] for r in records if r.get("compact")]
+    return [r["name"] for r in seed0_records(results) if r.get("compact")]
 
 
 def load_compact(

@@ -34,6 +34,7 @@ from ..lab.results import (
     model_names,
     model_record,
     replicate_records,
+    seed0_records,
     supported_or_censored,
     testtime_records,
 )
@@ -100,8 +101,7 @@ def model_colours(results: dict[str, Any]) -> dict[str, Any]:
     palette = colormaps["tab10" if len(bases) <= 10 else "tab20"].colors
     by_base = {b: palette[k % len(palette)] for k, b in enumerate(bases)}
     fixed = {"pretrain": "black", "baseline": BASELINE_COLOUR}
-    records = [*results["models"], *results.get("baselines", [])]
-    return {r["name"]: fixed.get(r["kind"]) or by_base[r["base"]] for r in records}
+    return {r["name"]: fixed.get(r["kind"]) or by_base[r["base"]] for r in seed0_records(results)}
 
 
 def model_linestyle(record: dict[str, Any]) -> str:
