@@ -20,7 +20,7 @@ from .results import claim_cell, model_record, replicate_records, testtime_recor
 from .stats import length_spread
 from .testtime import METHODS
 
-__all__ = ["claim_cell", "format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
+__all__ = ["format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
 
 
 def length_cell(measured: dict[str, Any] | None) -> str:
