@@ -20,7 +20,6 @@ import pytest
 
 from ropelab.explorables import explorable_data, script
 from ropelab.interactive import figure_spec
-from ropelab.interactive.controls import clamp
 from tests.explorable_checks import assert_same
 
 CHAPTERS = {
@@ -73,11 +72,11 @@ def expected_position(kind: str, params: dict[str, Any], name: str, position: st
     position of the value that the Python clamp of the figure's spec gives (a control with
     ``at_least`` cannot go below the control it follows)."""
     spec = figure_spec(kind)
-    control = next(c for c in spec.controls if c.name == name)
+    control = spec.control(name)
     if control.is_choice:
         return position
     values = control.slider_values()
-    clamped = clamp(spec.controls, {**params, name: values[int(position)]})[name]
+    clamped = spec.params(**{**params, name: values[int(position)]})[name]
     return str(min(range(len(values)), key=lambda i: abs(values[i] - clamped)))
 
 
