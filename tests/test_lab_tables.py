@@ -13,7 +13,13 @@ from ropelab.lab.results import (
     replicate_records,
     testtime_records,
 )
-from ropelab.lab.tables import format_seeds, format_testtime, format_testtime_grid, length_cell
+from ropelab.lab.tables import (
+    format_losses,
+    format_seeds,
+    format_testtime,
+    format_testtime_grid,
+    length_cell,
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +47,23 @@ def test_claim_cell_names_each_claim():
     assert claim_cell(record("no hard bound (conjecture)")) == "conj."
     assert claim_cell(record("no hard bound (our reading)")) == "none"
     assert claim_cell(record("baseline")) == "-"
+
+
+def test_format_losses(results):
+    names = ["ft-1e4", "ft-16", "ablate-1e4", "nope"]
+    lines = format_losses(results, names).splitlines()
+    assert len(lines) == 1 + len(names) and max(map(len, lines)) <= 79
+    for line, name in zip(lines[1:], names, strict=True):
+        record = model_record(results, name)
+        curve = np.asarray(record["loss_curve"]["loss"])
+        fields = line.split()
+        assert fields[0] == name and fields[3] == cell(record)
+        # the reference is the mean of the bins over positions 64 to 127 (four bins of 16)
+        assert float(fields[1]) == pytest.approx(curve[4:8].mean(), abs=5e-4)
+        # the last 32 positions are the last two bins
+        assert float(fields[2]) == pytest.approx(curve[-2:].mean(), abs=5e-4)
+    with pytest.raises(ValueError, match="at least one"):
+        format_losses(results, [])
 
 
 def test_format_seeds(results):

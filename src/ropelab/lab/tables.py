@@ -1,5 +1,7 @@
 """Fixed-width tables of the lab's results for chapter 7 (at most 79 characters a line).
 
+* :func:`format_losses` -- each model's loss inside the training window and at the end of the
+  evaluated length, with its supported length;
 * :func:`format_seeds` -- each model's supported length for every seed, the mean with its
   standard deviation, next to the prediction;
 * :func:`format_testtime` -- one model with each test-time method: the length the method takes
@@ -20,7 +22,13 @@ from .results import claim_cell, model_record, replicate_records, testtime_recor
 from .stats import length_spread
 from .testtime import METHODS
 
-__all__ = ["format_seeds", "format_testtime", "format_testtime_grid", "length_cell"]
+__all__ = [
+    "format_losses",
+    "format_seeds",
+    "format_testtime",
+    "format_testtime_grid",
+    "length_cell",
+]
 
 
 def length_cell(measured: dict[str, Any] | None) -> str:
@@ -30,6 +38,25 @@ def length_cell(measured: dict[str, Any] | None) -> str:
     if measured["supported_length"] is None:
         return f">={measured['at_least']}"
     return str(measured["supported_length"])
+
+
+def format_losses(results: dict[str, Any], names: Sequence[str]) -> str:
+    """The loss of each model (seed 0) where it was trained and where it is read far past that.
+
+    Columns: model, the reference loss over :math:`[T_\text{train}/2, T_\text{train})` (positions
+    64 to 127 in chapter 7), the mean loss over the last positions of the evaluated length (one
+    smoothing window, 32), and the supported length (``>=N`` when censored).
+    """
+    if not names:
+        raise ValueError("names must name at least one model")
+    lines = [f"{'model':<13}{'loss 64-127':>12}{'last 32':>10}{'supported':>11}"]
+    for name in names:
+        m = model_record(results, name)["measured"]
+        lines.append(
+            f"{name:<13}{m['reference_loss']:>12.3f}{m['loss_at_eval_len']:>10.3f}"
+            f"{length_cell(m):>11}"
+        )
+    return "\n".join(lines)
 
 
 def format_seeds(results: dict[str, Any], names: Sequence[str]) -> str:
