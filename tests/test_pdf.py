@@ -44,7 +44,7 @@ WORK = Path(os.environ.get("ROPELAB_PDF_WORK", ROOT / "_build" / "pdf")).resolve
 #: "a few pt": an overfull box this small is invisible.
 TOLERANCE_PT = 3.0
 EXERCISE = re.compile(r"^[`:]{3,}\{exercise\}", re.M)
-SOLUTION = re.compile(r"^[`:]{3,}\{solution\}\s*(\S+)", re.M)
+SOLUTION = re.compile(r"^[`:]{3,}\{solution(?:-start)?\}\s*(\S+)", re.M)
 
 
 def pdf_of(edition: str) -> Path:
