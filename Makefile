@@ -12,13 +12,14 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
 .PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots \
-  texlive pdf figures slides student kit
+  texlive pdf figures slides student kit portability
 
 help:
 	@echo "make book       build the site, both editions and the lecturer's kit (creates $(VENV) when missing)"
 	@echo "make kit        the lecturer's kit: make pdf, figures, slides, then the student edition"
 	@echo "make pdf        the book as a PDF, instructor and student editions (TeX Live from Debian)"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
+	@echo "make portability the chapters' strict nbval in the second numerical environment"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
 	@echo "make check-page PAGE=04_theta_spectrum"
 	@echo "                build the site from the committed outputs (no execution, ~20 s) into"
@@ -119,9 +120,21 @@ $(WHEEL_VENV)/.installed: $(PACKAGE_FILES) | $(BIN)/python
 
 wheel-env: $(WHEEL_VENV)/.installed
 
-# The package, the notebooks (nbval) and the built site in a real browser.
+# The package, the notebooks (nbval) and the built site in a real browser; then the chapters'
+# strict nbval once more in the second numerical environment (make portability).
 test: lint book chromium wheel-env
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory portability
+
+# Issue 21: the committed outputs must not record which CPU wrote them. The chapters' strict
+# nbval again with numpy held to its baseline SIMD (every dispatched feature this CPU has is
+# disabled, found at run time), torch's portable kernels and one thread
+# (tools/portable_env.py; OPENBLAS_CORETYPE is left alone).
+NOTEBOOK_TESTS := notebooks book/cheatsheet.ipynb
+portability: $(DEV_STAMP)
+	$(BIN)/python tools/portable_env.py --show
+	$(BIN)/python tools/portable_env.py -- $(BIN)/python -m pytest -p no:cacheprovider \
+	  $(NOTEBOOK_TESTS)
 
 # The site built from the notebooks' committed outputs, without executing them (tools/build_site.py;
 # run a chapter first with tools/run_notebooks.py), then the layout and print tests of one page on

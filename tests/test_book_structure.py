@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import notebook_solutions
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -165,32 +167,6 @@ def test_no_test_machinery_in_the_cells(path):
     assert flagged == [], f"{path.name}: cells with an nbval comment: {flagged}"
 
 
-FENCED_PYTHON = re.compile(r"^\s*[`~]{3,}\s*(?:\{code-cell\}\s*)?(?:python|py|ipython3?)\b", re.M)
-SOLUTION_START = re.compile(r"^[`:]{3,}\{solution-start\}\s*(\S+)", re.M)
-SOLUTION_BLOCK = re.compile(
-    r"^(?P<fence>[`:]{3,})\{solution\}\s*(?P<label>\S+)\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S
-)
-
-
-def solutions_of(nb: dict) -> list[tuple[str, list[dict]]]:
-    """(label, cells) for every gated solution: the cells from its ``solution-start`` to its
-    ``solution-end``, both included."""
-    found, current = [], None
-    for cell in nb["cells"]:
-        text = source(cell)
-        start = SOLUTION_START.search(text) if cell["cell_type"] == "markdown" else None
-        if start:
-            assert current is None, f"solution {start.group(1)} starts inside {current[0]}"
-            current = (start.group(1), [])
-        if current is not None:
-            current[1].append(cell)
-            if cell["cell_type"] == "markdown" and "{solution-end}" in text:
-                found.append(current)
-                current = None
-    assert current is None, f"solution {current[0]} has no solution-end"
-    return found
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_solutions_run_their_code(path):
     """Issue 21: a solution's code is an executed cell inside a gated solution, never fenced
@@ -199,20 +175,24 @@ def test_solutions_run_their_code(path):
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown":
             continue
-        for block in SOLUTION_BLOCK.finditer(source(cell)):
-            assert not FENCED_PYTHON.search(block.group("body")), (
+        for block in notebook_solutions.SOLUTION_BLOCK.finditer(source(cell)):
+            assert not notebook_solutions.FENCED_PYTHON.search(block.group("body")), (
                 f"{path.name}: solution {block.group('label')} holds fenced Python; "
                 "make it a code cell between solution-start and solution-end"
             )
-    for label, cells in solutions_of(nb):
+    for label, cells in notebook_solutions.gated_solutions(nb["cells"]):
         for cell in cells:
             if cell["cell_type"] == "markdown":
-                assert not FENCED_PYTHON.search(source(cell)), (
+                assert not notebook_solutions.FENCED_PYTHON.search(source(cell)), (
                     f"{path.name}: solution {label} holds fenced Python in its prose"
                 )
         code = [c for c in cells if c["cell_type"] == "code"]
         assert code, f"{path.name}: gated solution {label} has no code cell (use {{solution}})"
         for cell in code:
-            assert cell.get("outputs"), f"{path.name}: a code cell of solution {label} prints nothing"
+            assert cell.get("outputs"), (
+                f"{path.name}: a code cell of solution {label} prints nothing"
+            )
             typed = re.findall(r"#\s*[-+]?\d[\d,.]*(?:e[-+]?\d+)?\s*$", source(cell), re.M)
-            assert not typed, f"{path.name}: solution {label} types its results in comments: {typed}"
+            assert not typed, (
+                f"{path.name}: solution {label} types its results in comments: {typed}"
+            )

@@ -32,6 +32,8 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
+from tests import notebook_solutions
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -236,3 +238,38 @@ def test_student_pages_have_the_exercises_without_solutions(docname):
     if docname.startswith("notebooks/"):
         assert exercise_numbers(instructor), f"{docname}: no exercises found"
         assert soup(instructor).select("div.solution"), f"{docname}: instructor has no solution"
+
+
+def solution_code_lines(docname: str) -> list[str]:
+    """The longest line of each code cell inside a gated solution of the page's notebook."""
+    path = ROOT / f"{docname}.ipynb"
+    if not path.exists():
+        return []
+    cells = json.loads(path.read_text())["cells"]
+    return [
+        max(notebook_solutions.cell_source(cell).splitlines(), key=len).strip()
+        for _, cell in notebook_solutions.solution_code_cells(cells)
+    ]
+
+
+@pytest.mark.parametrize(
+    "docname", [d for d in toc_docnames() if solution_code_lines(d)], ids=lambda d: Path(d).name
+)
+def test_solution_code_runs_inside_the_instructor_solutions_and_is_absent_for_students(docname):
+    """Issue 21: a solution's code cells (and their outputs) sit inside the collapsed solution
+    of the instructor page, and the student page holds none of them."""
+    lines = solution_code_lines(docname)
+    instructor = soup(need(SITE / f"{docname}.html"))
+    inside = " ".join(div.get_text() for div in instructor.select("div.solution"))
+    for line in lines:
+        assert line in inside, f"{docname}: solution code {line!r} is not inside a solution"
+    cells = [div for div in instructor.select("div.solution div.cell")]
+    assert cells and all(div.select(".cell_output") for div in cells), (
+        f"{docname}: a solution's code cell shows no output"
+    )
+    assert all("dropdown" in div["class"] for div in instructor.select("div.solution")), (
+        f"{docname}: a solution is not collapsed"
+    )
+    student = soup(need(SITE / STUDENT_DIR / f"{docname}.html")).get_text()
+    leaked = [line for line in lines if line in student]
+    assert leaked == [], f"{docname}: solution code in the student edition: {leaked}"

@@ -152,7 +152,12 @@ def configure(app: Sphinx, config: Config) -> None:
 
 class RemoveSolutions(SphinxTransform):
     """The student edition: drop every sphinx-exercise solution (the exercise stays, with its
-    number; the numbers come from the exercises only)."""
+    number; the numbers come from the exercises only).
+
+    A gated solution (``solution-start``, the chapter's executed code cells, ``solution-end``)
+    has been merged into one solution node by sphinx-exercise's ``MergeGatedSolutions``
+    (priority 10) before this runs, so its code cells and their outputs go with it.
+    """
 
     default_priority = 100
 
@@ -167,14 +172,14 @@ class RemoveSolutions(SphinxTransform):
 
         for node in list(self.document.findall(solution_node)):
             node.parent.remove(node)
-        gated = list(self.document.findall(solution_start_node)) + list(
+        unmerged = list(self.document.findall(solution_start_node)) + list(
             self.document.findall(solution_end_node)
         )
-        if gated:
+        if unmerged:
             logger.warning(
-                "gated solutions (solution-start/solution-end) are not removed from the student "
-                "edition: write solutions as {solution} blocks",
-                location=gated[0],
+                "a solution-start or solution-end was left unmerged (a gated solution whose "
+                "start and end are not siblings): its cells would reach the student edition",
+                location=unmerged[0],
             )
 
 
