@@ -217,6 +217,9 @@ FORMULAS = [
     "longropeAttentionFactor",
     "methodFrequencies",
     "multiaxisOnesScore",
+    "remappedPosition",
+    "maxRemapped",
+    "remapGrid",
 ]
 
 PERTURB = """

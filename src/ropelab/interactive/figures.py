@@ -30,6 +30,7 @@ from functools import cache
 from typing import Any
 
 from .. import core, decay, extension, multimodal, positions, rotation2d, spectrum
+from .. import remapping as remapping_module
 from ..calculator import PRETRAIN_BASE, calculator_data
 from . import readouts
 from .controls import Control, choice, clamp, linear, log
@@ -397,6 +398,43 @@ def _lab() -> InteractiveFigure:
     )
 
 
+def _remapping() -> InteractiveFigure:
+    return InteractiveFigure(
+        kind="remapping",
+        chapter="10",
+        title="training-free remapping: the relative position each score sees",
+        controls=(
+            choice("method", "method", "Self-Extend", remapping_module.METHODS),
+            log("length", "input length", 16384, 1024, 2**20, log_base=2, step=0.25, integer=True),
+            log(
+                "train_len",
+                "training length L",
+                4096,
+                512,
+                262144,
+                log_base=2,
+                step=0.5,
+                integer=True,
+            ),
+            log(
+                "window",
+                "window w (local size)",
+                1024,
+                16,
+                65536,
+                log_base=2,
+                step=0.5,
+                integer=True,
+            ),
+            linear("group", "Self-Extend group G", 5, 1, 64, 1, integer=True),
+        ),
+        data=remapping_module.remapping_data,
+        readout=readouts.remapping_readout,
+        figure="ropelab.plots.after:draw_remapping",
+        constants={"points": 40, "row_points": 161},
+    )
+
+
 #: Builders of every interactive figure, by kind, in chapter order. A spec is built the
 #: first time it is asked for (the lab's reads the committed results).
 _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
@@ -410,6 +448,7 @@ _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "extension_methods": _extension_methods,
     "multiaxis": _multiaxis,
     "lab": _lab,
+    "remapping": _remapping,
 }
 
 #: The kinds of interactive figure, in chapter order.
@@ -426,6 +465,7 @@ BROWSER_KINDS = (
     "calculator",
     "extension_methods",
     "multiaxis",
+    "remapping",
 )
 
 

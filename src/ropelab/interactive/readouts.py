@@ -24,6 +24,7 @@ __all__ = [
     "lab_readout",
     "method_explorer_readout",
     "multiaxis_readout",
+    "remapping_readout",
     "rotation_readout",
     "sinusoid_readout",
     "spectrum_readout",
@@ -223,6 +224,25 @@ def multiaxis_readout(data: Mapping[str, Any]) -> str:
             f"(it is {2 * len(turns)} at offset 0)",
             f"widest turn {turns[widest]:.3f} rad: plane {widest}, "
             f"axis {names[data['axes'][widest]]}",
+        ]
+    )
+
+
+def remapping_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 10: the largest relative position a remapping gives any score on the input,
+    against the training length, and the relative position of the farthest key."""
+    verdict = "within" if data["within"] else "beyond"
+    return "\n".join(
+        [
+            f"{data['method']} on {format_number(data['length'])} tokens, "
+            f"trained on {format_number(data['train_len'])}",
+            f"largest relative position: {format_number(data['max_relative'])} "
+            f"({verdict} the training length)",
+            f"last query, first key: {format_number(data['row'][0])} "
+            f"(RoPE: {format_number(data['length'] - 1)})",
+            f"w = {format_number(data['window'])}, G = {data['group']}, "
+            f"S = {format_number(data['shift'])}; Self-Extend (w, G) covers "
+            f"{format_number(data['self_extend_max_length'])} tokens",
         ]
     )
 
