@@ -56,6 +56,8 @@ def loadable(name: str) -> dict:
     scaling = text.get("rope_scaling") or {}
     if scaling.get("type") == "su":
         scaling["type"] = "longrope"
+    if raw.get("model_type") == "kimi_k2":  # DeepSeek-V3's code, as Kimi K2's card says
+        raw["model_type"] = "deepseek_v3"
     return raw
 
 

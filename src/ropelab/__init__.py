@@ -43,7 +43,7 @@ from .core import (
 )
 from .describe import describe_config
 from .diagnose import Diagnosis, Finding, diagnose_rope
-from .rope_config import ROPE_TYPES, frequencies_from_config
+from .rope_config import ROPE_TYPES, frequencies_by_layer_type, frequencies_from_config
 
 __all__ = [
     "ROPE_TYPES",
@@ -54,6 +54,7 @@ __all__ = [
     "decay",
     "describe_config",
     "diagnose_rope",
+    "frequencies_by_layer_type",
     "frequencies_from_config",
     "half_to_interleaved",
     "interleaved_to_half",

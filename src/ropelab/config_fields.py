@@ -62,8 +62,21 @@ __all__ = [
 LEGACY_TYPE_NAMES = {"su": "longrope", "mrope": "default"}
 
 _PHI3_TYPES = ("phi3", "phi4_multimodal")
-_GEMMA3_TYPES = ("gemma3", "gemma3_text")
-_DEEPSEEK_TYPES = ("deepseek_v2", "deepseek_v3")
+_GEMMA3_TYPES = ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text")
+# OLMo 3's config class gives rope_scaling to the full-attention layers only; its sliding
+# layers keep plain RoPE with the class's default base (the released rope_theta is consumed
+# by the full layers first), in transformers 5.23's Olmo3Config.convert_rope_params_to_dict.
+_FULL_ONLY_SCALING = {"olmo3": 500_000.0}
+# Layer types whose blocks are not softmax attention, so apply no RoPE (Qwen3-Next's and
+# Qwen3.5's Gated DeltaNet, OLMo-Hybrid's linear attention, Mamba and convolution blocks).
+_NON_ATTENTION_LAYER_TYPES = ("linear_attention", "mamba", "conv")
+# Families whose full-attention layers skip RoPE (Cohere 2 / Command A always; EXAONE 4 when
+# it has a sliding window): the attention pattern decides, not a per-layer flag.
+_NOPE_FULL_ATTENTION = {"cohere2": False, "exaone4": True}
+# Families with a default NoPE interval when no_rope_layers is absent (every interval-th
+# layer skips RoPE): Llama 4 and SmolLM3.
+_NOPE_INTERVAL_TYPES = ("llama4_text", "smollm3")
+_DEEPSEEK_TYPES = ("deepseek_v2", "deepseek_v3", "kimi_k2")  # Kimi K2: DeepSeek-V3's code
 _ORIGINAL_LENGTH_TYPES = ("yarn", "longrope", "llama3")
 # transformers' model-specific defaults for a missing base.
 _GEMMA3_THETA = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
@@ -134,10 +147,12 @@ class RopeFields:
         num_layers: decoder layers (``None`` if the config does not say).
         max_position_embeddings: the context length the config declares.
         layers: one :class:`LayerRope` per layer type.
-        nope_layers: layers that apply no rotary embedding at all (Llama 4).
+        nope_layers: layers that apply no rotary embedding at all (Llama 4, SmolLM3, the
+            linear-attention layers of Qwen3-Next, Cohere 2's full-attention layers).
         softmax_scale: factor on :math:`1/\\sqrt{d_{qk}}` (DeepSeek's :math:`m^2`), else 1.
         query_temperature: Llama 4's or Ministral 3's :class:`QueryTemperature`, or None.
         notes: what was read differently from transformers 5's normalised spelling.
+        nope_reasons: why the ``nope_layers`` skip RoPE (a flag, an interval, a pattern).
     """
 
     model_type: str
@@ -152,6 +167,7 @@ class RopeFields:
     softmax_scale: float = 1.0
     query_temperature: QueryTemperature | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    nope_reasons: tuple[str, ...] = field(default_factory=tuple)
 
     def layer(self, layer_type: str = "all") -> LayerRope:
         """The :class:`LayerRope` of a layer type (``"all"`` for single-type configs)."""
@@ -232,15 +248,49 @@ def _rope_type(params: Mapping[str, Any], model_type: str, notes: list[str]) -> 
 def _nested_layer_types(params: Mapping[str, Any], text: Mapping[str, Any]) -> list[str]:
     """Keys of ``params`` that are layer types holding their own rope dict."""
     declared = set(text.get("layer_types") or ()) | {"full_attention", "sliding_attention"}
+    declared |= {"main", "compress"}  # DeepSeek-V4's rope groups (not layer types)
     return [k for k, v in params.items() if k in declared and isinstance(v, Mapping)]
 
 
 def _layer_types(text: Mapping[str, Any], model_type: str, num_layers: int | None) -> list[str]:
     if text.get("layer_types"):
         return [str(t) for t in text["layer_types"]]
+    if model_type in ("qwen3_next",) and num_layers is not None:
+        interval = check_count(text.get("full_attention_interval", 4), "full_attention_interval")
+        return [
+            "linear_attention" if (i + 1) % interval else "full_attention"
+            for i in range(num_layers)
+        ]
+    if model_type == "deepseek_v4" and num_layers is not None:
+        ratios = text.get("compress_ratios")
+        if ratios:  # the released spelling: 0 sliding only, 4 CSA, 128 HCA
+            names = {
+                0: "sliding_attention",
+                4: "compressed_sparse_attention",
+                128: "heavily_compressed_attention",
+            }
+            return [names.get(int(r), "compressed_attention") for r in ratios[:num_layers]]
+        return ["heavily_compressed_attention"] * min(num_layers, 2) + [
+            "compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+            for i in range(max(num_layers - 2, 0))
+        ]
+    if model_type == "olmo3" and num_layers is not None:  # Olmo3Config: every fourth full
+        return ["sliding_attention" if (i + 1) % 4 else "full_attention" for i in range(num_layers)]
+    if model_type in ("cohere2", "exaone4") and num_layers is not None:
+        if model_type == "exaone4" and text.get("sliding_window") is None:
+            return ["full_attention"] * num_layers
+        pattern = text.get("sliding_window_pattern", 4)
+        if isinstance(pattern, str):  # EXAONE 4 also spells it "LLLG"
+            pattern = len(pattern)
+        pattern = check_count(pattern, "sliding_window_pattern")
+        return [
+            "sliding_attention" if (i + 1) % pattern else "full_attention"
+            for i in range(num_layers)
+        ]
     if model_type in _GEMMA3_TYPES and num_layers is not None:
+        default = 5 if model_type.startswith("gemma3n") else 6
         pattern = int(
-            text.get("sliding_window_pattern") or text.get("_sliding_window_pattern") or 6
+            text.get("sliding_window_pattern") or text.get("_sliding_window_pattern") or default
         )
         return [
             "sliding_attention" if (i + 1) % pattern else "full_attention"
@@ -265,6 +315,45 @@ def _flat_params(
     if flat.get("partial_rotary_factor") is None:
         flat["partial_rotary_factor"] = partial
     return flat
+
+
+def _group_layers(name: str, layer_types: list[str], model_type: str) -> tuple[int, ...]:
+    """The layers that use the rope dict ``name`` (a layer type, or DeepSeek-V4's group:
+    ``"main"`` for its sliding-window layers, ``"compress"`` for the compressed ones)."""
+    if model_type == "deepseek_v4" and name in ("main", "compress"):
+        main = name == "main"
+        return tuple(i for i, t in enumerate(layer_types) if (t == "sliding_attention") == main)
+    return tuple(i for i, t in enumerate(layer_types) if t == name)
+
+
+def _nope_layers(
+    text: Mapping[str, Any], model_type: str, num_layers: int | None, layer_types: list[str]
+) -> tuple[tuple[int, ...], list[str]]:
+    """Layers that apply no RoPE, and why (transformers 5.23's modeling files)."""
+    nope: set[int] = set()
+    reasons: list[str] = []
+    if text.get("no_rope_layers"):
+        flagged = {i for i, use in enumerate(text["no_rope_layers"]) if not use}
+        if flagged:
+            nope |= flagged
+            reasons.append("no_rope_layers")
+    elif model_type in _NOPE_INTERVAL_TYPES and num_layers is not None:
+        interval = check_count(text.get("no_rope_layer_interval", 4), "no_rope_layer_interval")
+        nope |= {i for i in range(num_layers) if (i + 1) % interval == 0}
+        reasons.append(f"every {interval}th layer, no_rope_layer_interval")
+    blocks = {i for i, t in enumerate(layer_types) if t in _NON_ATTENTION_LAYER_TYPES}
+    if blocks:
+        nope |= blocks
+        kinds = sorted({layer_types[i] for i in blocks})
+        reasons.append(f"{', '.join(kinds)} blocks have no positions to rotate")
+    if model_type in _NOPE_FULL_ATTENTION:
+        needs_window = _NOPE_FULL_ATTENTION[model_type]
+        if not needs_window or text.get("sliding_window") is not None:
+            full = {i for i, t in enumerate(layer_types) if t == "full_attention"}
+            if full:
+                nope |= full
+                reasons.append(f"{model_type}'s full-attention layers skip RoPE")
+    return tuple(sorted(nope)), reasons
 
 
 def normalize_config(config: Any) -> RopeFields:
@@ -311,10 +400,26 @@ def normalize_config(config: Any) -> RopeFields:
                 if "rotary_pct" in text
                 else "no rotary_pct: GPT-NeoX's default 0.25"
             )
+    if partial is None and model_type == "qwen3_next":
+        partial = 0.25  # Qwen3NextConfig's default
+        notes.append("no partial_rotary_factor: Qwen3-Next's default 0.25")
     partial = 1.0 if partial is None else partial
 
     # Head sizes: DeepSeek's MLA rotates only part of each query/key head.
-    if text.get("qk_rope_head_dim") is not None:
+    if model_type == "deepseek_v4":
+        head_dim = rotary_head = _head_dim(text)
+        if text.get("partial_rotary_factor") is None:
+            rope_part = text.get("qk_rope_head_dim")
+            partial = (
+                64 / 512
+                if rope_part is None
+                else check_count(rope_part, "qk_rope_head_dim") / head_dim
+            )
+        notes.append(
+            f"only int({head_dim} * {partial:g}) = {int(head_dim * partial)} coordinates "
+            "of each q/k head rotate"
+        )
+    elif text.get("qk_rope_head_dim") is not None:
         rotary_head = check_count(text["qk_rope_head_dim"], "qk_rope_head_dim")
         head_dim = rotary_head + check_count(text.get("qk_nope_head_dim", 0), "qk_nope_head_dim", 0)
         notes.append(
@@ -356,7 +461,7 @@ def normalize_config(config: Any) -> RopeFields:
                 partial=partial,
                 notes=notes,
             )
-            index = tuple(i for i, t in enumerate(layer_types) if t == name)
+            index = _group_layers(name, layer_types, model_type)
             head = None
             if name == "full_attention" and (
                 text.get("global_head_dim") is not None or model_type.startswith("gemma4")
@@ -364,6 +469,49 @@ def normalize_config(config: Any) -> RopeFields:
                 head = check_count(text.get("global_head_dim", 512), "global_head_dim")
                 notes.append(f"full-attention layers use global_head_dim = {head}")
             layers.append(LayerRope(name, index, layer_config(flat, head)))
+    elif model_type == "deepseek_v4":
+        main = {
+            "rope_type": "default",
+            "rope_theta": 10_000.0 if theta is None else theta,
+            "partial_rotary_factor": partial,
+        }
+        compress = _flat_params(
+            params,
+            model_type=model_type,
+            theta=text.get("compress_rope_theta", 160_000.0),
+            partial=partial,
+            notes=notes,
+        )
+        compress["rope_theta"] = text.get("compress_rope_theta", 160_000.0)
+        if compress["rope_type"] == "yarn":
+            compress.setdefault("attention_factor", 1.0)
+        notes.append(
+            "sliding layers: plain RoPE with rope_theta ('main'); compressed layers: "
+            "rope_scaling with compress_rope_theta and cos/sin x 1 ('compress')"
+        )
+        for name, flat in (("main", main), ("compress", compress)):
+            index = _group_layers(name, layer_types, model_type)
+            layers.append(LayerRope(name, index, layer_config(flat)))
+    elif model_type in _FULL_ONLY_SCALING and "sliding_attention" in layer_types:
+        full_theta = theta if theta is not None else _FULL_ONLY_SCALING[model_type]
+        sliding_theta = _FULL_ONLY_SCALING[model_type]
+        notes.append(
+            f"rope_scaling applies to the full-attention layers only; sliding layers: "
+            f"plain RoPE, base {sliding_theta:,.0f} (the config class's default)"
+        )
+        per_type = {
+            "full_attention": _flat_params(
+                params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
+            ),
+            "sliding_attention": {
+                "rope_type": "default",
+                "rope_theta": sliding_theta,
+                "partial_rotary_factor": partial,
+            },
+        }
+        for name in ("sliding_attention", "full_attention"):
+            index = tuple(i for i, t in enumerate(layer_types) if t == name)
+            layers.append(LayerRope(name, index, layer_config(per_type[name])))
     elif model_type in _GEMMA3_TYPES:
         full_theta = theta if theta is not None else _GEMMA3_THETA["full_attention"]
         local = text.get("rope_local_base_freq")
@@ -397,17 +545,16 @@ def normalize_config(config: Any) -> RopeFields:
         index = tuple(range(num_layers)) if num_layers is not None else ()
         layers.append(LayerRope("all", index, layer_config(flat)))
 
-    # Layers without any rotary embedding (Llama 4: no_rope_layers[i] == 0).
-    nope: tuple[int, ...] = ()
-    if text.get("no_rope_layers"):
-        nope = tuple(i for i, use in enumerate(text["no_rope_layers"]) if not use)
-    elif model_type == "llama4_text" and num_layers is not None:
-        interval = int(text.get("no_rope_layer_interval", 4))
-        nope = tuple(i for i in range(num_layers) if (i + 1) % interval == 0)
+    # Layers without any rotary embedding: a per-layer flag (Llama 4, SmolLM3:
+    # no_rope_layers[i] == 0), or the attention pattern (linear-attention blocks; Cohere 2's
+    # and EXAONE 4's full-attention layers).
+    nope, reasons = _nope_layers(text, model_type, num_layers, layer_types)
     if nope:
-        notes.append(f"{len(nope)} layers apply no rotary embedding (no_rope_layers)")
-        rope_layers = tuple(i for i in layers[0].layers if i not in nope)
-        layers = [LayerRope(e.layer_type, rope_layers, e.config) for e in layers]
+        notes.append(f"{len(nope)} layers apply no rotary embedding ({'; '.join(reasons)})")
+        layers = [
+            LayerRope(e.layer_type, tuple(i for i in e.layers if i not in nope), e.config)
+            for e in layers
+        ]
 
     temperature = None
     if model_type == "llama4_text" and text.get("attn_temperature_tuning", True):
@@ -451,6 +598,7 @@ def normalize_config(config: Any) -> RopeFields:
         softmax_scale=softmax_scale,
         query_temperature=temperature,
         notes=tuple(dict.fromkeys(notes)),
+        nope_reasons=tuple(reasons),
     )
 
 

@@ -88,10 +88,16 @@ class LayerDescription:
     parameters: tuple[tuple[str, Any], ...]
     inv_freq: tuple[float, ...]
 
-    def lines(self) -> list[str]:
-        """The report of this layer type, a few lines of at most 79 characters."""
+    def lines(self, total: int | None = None) -> list[str]:
+        """The report of this layer type, a few lines of at most 79 characters.
+
+        ``total``: the model's layer count; a single layer type that covers fewer layers
+        (the others apply no RoPE) is reported as "n of total layers".
+        """
         if self.layer_type == "all":
             where = "all layers" if self.num_layers is None else f"all {self.num_layers} layers"
+            if total is not None and self.num_layers is not None and self.num_layers < total:
+                where = f"{self.num_layers} of {total} layers"
         else:
             count = "" if self.num_layers is None else f", {self.num_layers} layers"
             where = self.layer_type + count
@@ -131,6 +137,7 @@ class RopeDescription:
         softmax_scale: factor on :math:`1/\\sqrt{d}` (1 unless DeepSeek-style YaRN).
         query_temperature: the position-dependent query factor, if any.
         notes: how the released spelling was read.
+        nope_reasons: why the NoPE layers apply no rotary embedding.
     """
 
     name: str
@@ -146,6 +153,7 @@ class RopeDescription:
     softmax_scale: float
     query_temperature: QueryTemperature | None
     notes: tuple[str, ...]
+    nope_reasons: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         lines = [self.name]
@@ -162,9 +170,10 @@ class RopeDescription:
         if self.max_position_embeddings is not None:
             lines.append(f"  max_position_embeddings {self.max_position_embeddings:,}")
         for layer in self.layers:
-            lines.extend(layer.lines())
+            lines.extend(layer.lines(self.num_layers))
         if self.nope_layers:
-            lines.append(f"  {len(self.nope_layers)} layers without RoPE (NoPE)")
+            why = f": {'; '.join(self.nope_reasons)}" if self.nope_reasons else ""
+            lines.extend(_wrap([f"  {len(self.nope_layers)} layers without RoPE (NoPE){why}"], ""))
         if self.softmax_scale != 1.0:
             lines.append(f"  softmax scale 1/sqrt({self.head_dim}) x {self.softmax_scale:.6f}")
         temp = self.query_temperature
@@ -320,4 +329,5 @@ def describe_config(config: Any, seq_len: int | None = None) -> RopeDescription:
         softmax_scale=fields.softmax_scale,
         query_temperature=fields.query_temperature,
         notes=fields.notes,
+        nope_reasons=fields.nope_reasons,
     )

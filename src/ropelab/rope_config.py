@@ -301,7 +301,7 @@ def _layer_config(config: Mapping[str, Any], layer_type: str | None) -> Mapping[
     if layer_type is None:
         raise ValueError(
             f"the rope parameters are nested per layer type ({', '.join(types)}); "
-            f"pass layer_type, one of {types}, or use frequencies_by_layer_type"
+            f"pass layer_type, one of {types}, or use ropelab.frequencies_by_layer_type"
         )
     if layer_type not in types:
         raise ValueError(f"layer_type must be one of {types}, got {layer_type!r}")
