@@ -1,0 +1,8 @@
+"""``python -m ropelab``: see :mod:`ropelab.cli`."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
