@@ -316,6 +316,255 @@ def torch_numpy_positions(x, positions, base=BASE):
     return x * freqs.cos()
 
 
+# ----------------------------------------------------------------------------- correct, other styles
+
+
+def numpy_einsum_blocks(x, positions, base=BASE):
+    """Interleaved: the 2x2 block of every plane and position, applied with one einsum."""
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    cos, sin = np.cos(angle), np.sin(angle)
+    blocks = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
+    pairs = x.reshape(len(x), -1, 2)  # (seq, d/2, 2): plane i is (x_2i, x_2i+1)
+    return np.einsum("spij,spj->spi", blocks, pairs).reshape(x.shape)
+
+
+def _rotate_every_two(x: torch.Tensor) -> torch.Tensor:
+    # GPT-J: (x0, x1, x2, x3, ...) -> (-x1, x0, -x3, x2, ...)
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def torch_gptj_rotate_every_two(x, positions, base=BASE):
+    """Interleaved, as GPT-J: sin and cos of every plane repeated twice in place
+    (repeat_interleave), then x·cos + rotate_every_two(x)·sin."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    sin = freqs.sin().repeat_interleave(2, dim=-1)
+    cos = freqs.cos().repeat_interleave(2, dim=-1)
+    return x * cos + _rotate_every_two(x) * sin
+
+
+class GrowingCache:
+    """Half split with a cos/sin cache that grows on demand: a position past its end extends
+    the cache with the rows of the new positions, arange(old, new) (state kept across calls,
+    as a model's rotary module keeps it)."""
+
+    __name__ = "numpy_growing_cache"
+
+    def __init__(self) -> None:
+        self.key = None
+        self.cos = self.sin = np.empty((0, 0))
+
+    def extend(self, stop: int, d: int, base: float) -> None:
+        start = len(self.cos)
+        angle = self.new_positions(start, stop)[:, None] * _theta(d, base)
+        table = np.concatenate([angle, angle], axis=-1)
+        self.cos = np.concatenate([self.cos, np.cos(table)])
+        self.sin = np.concatenate([self.sin, np.sin(table)])
+
+    def new_positions(self, start: int, stop: int) -> np.ndarray:
+        return np.arange(start, stop)
+
+    def __call__(self, x, positions, base=BASE):
+        d = x.shape[-1]
+        if self.key != (d, base):  # a new model: a new, empty cache
+            self.key = (d, base)
+            self.cos = self.sin = np.empty((0, d))
+        needed = int(positions.max()) + 1
+        if needed > len(self.cos):
+            self.extend(needed, d, base)
+        half = d // 2
+        rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+        return x * self.cos[positions] + rotated * self.sin[positions]
+
+
+def _hf_inv_freq(d: int, base: float) -> torch.Tensor:
+    return 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+
+
+def torch_batched_rotate_half(x, positions, base=BASE):
+    """Half split on q of shape (batch, heads, seq, d) with position_ids (batch, seq), as
+    transformers: the (batch, seq, d) table gets a head axis at 1 (unsqueeze_dim=1)."""
+    q = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[..., None] * _hf_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos().unsqueeze(1), emb.sin().unsqueeze(1)
+    return q * cos + _rotate_half(q) * sin
+
+
+class HFStyleRotary(torch.nn.Module):
+    """A transformers-style cos/sin producer: forward(x, position_ids) -> (cos, sin), each
+    (batch, seq, d), with the frequencies computed in float64 for x's last dimension."""
+
+    def __init__(self, base: float = BASE) -> None:
+        super().__init__()
+        self.base = base
+
+    def forward(self, x, position_ids):
+        inv_freq = _hf_inv_freq(x.shape[-1], self.base)
+        freqs = position_ids.double()[..., None] * inv_freq
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+
+def hf_style_apply(q, k, cos, sin, unsqueeze_dim=1):
+    """transformers-style apply_rotary_pos_emb(q, k, cos, sin): a head axis is inserted into
+    the (batch, seq, d) table at ``unsqueeze_dim`` (1 for q of shape (batch, heads, seq, d))."""
+    cos, sin = cos.unsqueeze(unsqueeze_dim), sin.unsqueeze(unsqueeze_dim)
+    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
+
+
+# ----------------------------------------------------------------------------- broken, as written
+
+
+def numpy_decode_step_from_start(x, positions, base=BASE):
+    """positions (one-token calls): a generate loop's rotary. The table covers positions
+    0 .. max; the prompt (several rows) takes cos[positions], but the decode branch (one new
+    token) takes the first seq_len rows, cos[:seq_len], as the prompt code did with
+    positions 0 .. seq_len - 1: every generated token is rotated as position 0."""
+    d = x.shape[-1]
+    angle = np.arange(int(positions.max()) + 1)[:, None] * _theta(d, base)
+    seq_len = x.shape[0]
+    rows = angle[positions] if seq_len > 1 else angle[:seq_len]
+    table = np.concatenate([rows, rows], axis=-1)
+    rotated = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=-1)
+    return x * np.cos(table) + rotated * np.sin(table)
+
+
+def torch_start_pos_slice(x, positions, base=BASE):
+    """positions (positions not contiguous): Meta's slice freqs_cis[start_pos : start_pos +
+    seqlen] with start_pos = positions[0]: right while a call's positions count up from
+    its first one, wrong for packed, padded or reordered positions."""
+    x = torch.from_numpy(x)
+    d, seq = x.shape[-1], x.shape[0]
+    start = int(positions[0])
+    table = torch.outer(torch.arange(start + seq, dtype=torch.float64), _torch_inv_freq(d, base))
+    freqs = table[start : start + seq]
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+    pairs = torch.view_as_complex(x.reshape(seq, -1, 2))
+    return torch.view_as_real(pairs * freqs_cis).flatten(-2)
+
+
+class GrowingCacheFromZero(GrowingCache):
+    """positions (a cache that grows): the cache is extended with np.arange(new - old), the
+    rows of positions 0 .. new - old - 1, instead of arange(old, new): every position past
+    the first call's cache is rotated as a smaller one."""
+
+    __name__ = "numpy_growing_cache_from_zero"
+
+    def new_positions(self, start: int, stop: int) -> np.ndarray:
+        return np.arange(stop - start)
+
+
+def numpy_per_coordinate_table(x, positions, base=BASE):
+    """table_mismatch: one frequency per coordinate, base ** (-np.arange(0, d) / d), where a
+    plane needs one per pair repeated (np.arange(0, d, 2)), used with rotate_half."""
+    d = x.shape[-1]
+    theta = base ** (-np.arange(0, d) / d)
+    table = positions[:, None] * theta
+    rotated = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=-1)
+    return x * np.cos(table) + rotated * np.sin(table)
+
+
+def torch_rotate_half_dropped_minus(x, positions, base=BASE):
+    """direction (one coordinate of each pair): rotate_half returns cat((x2, x1)), the minus
+    sign of -x2 dropped: the first half turns backwards, the second forwards."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * emb.cos() + torch.cat((x2, x1), dim=-1) * emb.sin()
+
+
+def torch_factor_on_cos_only(x, positions, base=BASE, attention_scaling=1.1386):
+    """scale (cos only): YaRN's attention factor multiplied into cos and forgotten on sin
+    (cos = emb.cos() * attention_scaling; sin = emb.sin())."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos() * attention_scaling, emb.sin()
+    return x * cos + _rotate_half(x) * sin
+
+
+def numpy_scaled_output(x, positions, base=BASE, mscale=1.01):
+    """scale: an attention temperature folded into the rotation: returns 1.01 times the
+    rotated vector (YaRN's 0.1·ln(s) + 1 for s = 1.105, applied to q and k)."""
+    return mscale * numpy_rotate_half(x, positions, base)
+
+
+def torch_fp16_positions(x, positions, base=BASE):
+    """precision (positions): position_ids.to(x.dtype) with the model in float16, the rest
+    in float64: positions round to float16 (exact up to 2048, none past 65504)."""
+    t = torch.from_numpy(positions).to(torch.float16).double()
+    return torch_rotate_half(x, t.numpy(), base)
+
+
+def numpy_partial_by_accident(x, positions, base=BASE, partial_rotary_factor=0.5):
+    """frequencies (planes that never turn): inv_freq computed for a rotary dimension
+    d·partial_rotary_factor and zero-padded to d/2 planes so that the table fits the head:
+    planes d/4 .. d/2 - 1 keep the frequency 0 in a model that rotates the whole head."""
+    d = x.shape[-1]
+    rot = int(d * partial_rotary_factor)
+    theta = np.pad(base ** (-np.arange(0, rot, 2) / d), (0, d // 2 - rot // 2))
+    angle = np.repeat(positions[:, None] * theta, 2, axis=-1)
+    rotated = np.stack([-x[:, 1::2], x[:, 0::2]], axis=-1).reshape(x.shape)
+    return x * np.cos(angle) + rotated * np.sin(angle)
+
+
+def torch_first_sequence_positions(x, positions, base=BASE):
+    """positions (batch axes): q (batch, heads, seq, d), position_ids (batch, seq); the
+    table is built from position_ids[0] alone, as if every sequence of the batch started
+    where the first one does (wrong with left padding or packed batches)."""
+    q = torch.from_numpy(x)
+    pos = torch.from_numpy(positions)[0]
+    freqs = pos.double()[:, None] * _hf_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return q * emb.cos() + _rotate_half(q) * emb.sin()
+
+
+def numpy_sin_off_by_one(x, positions, base=BASE):
+    """not_orthogonal (no specific cause): cos read at positions and sin at positions + 1,
+    an off-by-one in one of two cache lookups."""
+    half = x.shape[-1] // 2
+    theta = _theta(x.shape[-1], base)
+    cos = np.cos(np.concatenate([positions[:, None] * theta] * 2, axis=-1))
+    sin = np.sin(np.concatenate([(positions[:, None] + 1) * theta] * 2, axis=-1))
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+def torch_cos_sin_from_two_sources(x, positions, base=BASE):
+    """not_orthogonal (no specific cause): cos from a degree table, sin from radians: sin
+    of mθ_i, cos of mθ_i·180/π (torch.deg2rad applied to one table and not the other)."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * torch.rad2deg(emb).cos() + _rotate_half(x) * emb.sin()
+
+
+def _from_cos_sin(name: str, unsqueeze_dim: int, base: float = BASE):
+    """A transformers-style producer and apply, joined as fn(x, positions) by ropelab's
+    adapter (the one piece of ropelab in the zoo: the adapter is what chapter 3A shows).
+    ``fn.with_base(b)`` is the same pair for another base."""
+    from ropelab.diagnose import from_cos_sin
+
+    rotary = HFStyleRotary(base)
+
+    def apply(q, k, cos, sin):
+        return hf_style_apply(q, k, cos, sin, unsqueeze_dim=unsqueeze_dim)
+
+    fn = from_cos_sin(rotary, apply)
+    fn.__name__ = name
+    fn.with_base = lambda other: _from_cos_sin(name, unsqueeze_dim, other)
+    return fn
+
+
+#: transformers' pieces written out: right (unsqueeze_dim=1) and with the head axis
+#: inserted after the sequence axis (unsqueeze_dim=2, the value for (batch, seq, heads, d)).
+HF_STYLE = _from_cos_sin("hf_style_rotary_and_apply", 1)
+HF_STYLE_UNSQUEEZE_2 = _from_cos_sin("hf_style_unsqueeze_dim_2", 2)
+
+
 # ----------------------------------------------------------------------------- the zoo
 
 
@@ -327,6 +576,8 @@ class Case:
     layout: str
     code: str | None
     library: str
+    batched: bool = False  # fn takes (batch, heads, seq, d) and positions (batch, seq)
+    new: bool = False  # added for issue 24 (the calls and shapes of real code)
 
     @property
     def name(self) -> str:
@@ -340,6 +591,11 @@ CORRECT = [
     Case(numpy_dense, "half", None, "numpy"),
     Case(torch_rotate_half, "half", None, "torch"),
     Case(torch_complex, "interleaved", None, "torch"),
+    Case(numpy_einsum_blocks, "interleaved", None, "numpy", new=True),
+    Case(torch_gptj_rotate_every_two, "interleaved", None, "torch", new=True),
+    Case(GrowingCache(), "half", None, "numpy", new=True),
+    Case(torch_batched_rotate_half, "half", None, "torch", batched=True, new=True),
+    Case(HF_STYLE, "half", None, "torch", batched=True, new=True),
 ]
 
 BROKEN = [
@@ -363,10 +619,24 @@ BROKEN = [
     Case(torch_bf16_angles, "half", "precision", "torch"),
     Case(numpy_fp16_angles, "interleaved", "precision", "numpy"),
     Case(torch_fp32_angles, "half", "precision", "torch"),
-    Case(numpy_in_place, "half", "not_orthogonal", "numpy"),
-    Case(torch_in_place, "interleaved", "not_orthogonal", "torch"),
+    Case(numpy_in_place, "half", "in_place", "numpy"),
+    Case(torch_in_place, "interleaved", "in_place", "torch"),
     Case(numpy_dynamic_base, "half", "not_relative", "numpy"),
     Case(torch_dynamic_base, "interleaved", "not_relative", "torch"),
     Case(numpy_short_cache, "interleaved", "exception", "numpy"),
     Case(torch_numpy_positions, "half", "exception", "torch"),
+    # issue 24: the calls, shapes and slips of code people write
+    Case(numpy_decode_step_from_start, "half", "positions", "numpy", new=True),
+    Case(torch_start_pos_slice, "interleaved", "positions", "torch", new=True),
+    Case(GrowingCacheFromZero(), "half", "positions", "numpy", new=True),
+    Case(torch_first_sequence_positions, "half", "positions", "torch", batched=True, new=True),
+    Case(HF_STYLE_UNSQUEEZE_2, "half", "shape", "torch", batched=True, new=True),
+    Case(numpy_per_coordinate_table, "half", "table_mismatch", "numpy", new=True),
+    Case(torch_rotate_half_dropped_minus, "half", "direction", "torch", new=True),
+    Case(torch_factor_on_cos_only, "half", "scale", "torch", new=True),
+    Case(numpy_scaled_output, "half", "scale", "numpy", new=True),
+    Case(torch_fp16_positions, "half", "precision", "torch", new=True),
+    Case(numpy_partial_by_accident, "interleaved", "frequencies", "numpy", new=True),
+    Case(numpy_sin_off_by_one, "half", "not_orthogonal", "numpy", new=True),
+    Case(torch_cos_sin_from_two_sources, "half", "not_orthogonal", "torch", new=True),
 ]

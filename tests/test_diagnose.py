@@ -47,7 +47,10 @@ def exact_rows(x: np.ndarray, positions: np.ndarray, layout: str, base: float = 
 
 @pytest.fixture(scope="module")
 def diagnoses() -> dict[tuple[str, str], Diagnosis]:
-    return {(c.name, c.layout): diagnose_rope(c.fn, layout=c.layout) for c in CASES}
+    return {
+        (c.name, c.layout): diagnose_rope(c.fn, layout=c.layout, batched=c.batched)
+        for c in CASES
+    }
 
 
 def report(diagnoses, fn, layout) -> Diagnosis:
@@ -384,9 +387,14 @@ bases = st.floats(50.0, 1e6)
 @SETTINGS
 @given(dim=dims, base=bases, which=st.sampled_from(zoo.CORRECT))
 def test_correct_implementations_are_ok_for_any_dim_and_base(dim, base, which):
-    diagnosis = diagnose_rope(
-        lambda x, p: which.fn(x, p, base=base), layout=which.layout, dim=dim, base=base
-    )
+    if hasattr(which.fn, "with_base"):
+        fn = which.fn.with_base(base)
+    else:
+
+        def fn(x, p):
+            return which.fn(x, p, base=base)
+
+    diagnosis = diagnose_rope(fn, layout=which.layout, dim=dim, base=base, batched=which.batched)
     assert diagnosis.ok, str(diagnosis)
 
 

@@ -112,6 +112,10 @@ def analyse_angles(
         found = _position_map(positions, phi, theta)
         if found:
             return AngleReport(found)
+    if finite.any() and not finite.all() and amp_dev[finite].max() <= EXACT:
+        rounded = _rounded_positions(positions, phi, finite, theta)
+        if rounded is not None:
+            return AngleReport([rounded])
 
     index = {int(p): k for k, p in enumerate(positions)}
     if not all(finite[index[p]] for p in (0, 1, 2, 3) if p in index) or not {0, 1} <= set(index):
@@ -220,6 +224,22 @@ def _position_map(positions: np.ndarray, phi: np.ndarray, theta: np.ndarray) -> 
     return plain if plain is not None else [PositionMap(positions.copy(), used)]
 
 
+def _rounded_positions(
+    positions: np.ndarray, phi: np.ndarray, finite: np.ndarray, theta: np.ndarray
+) -> Precision | None:
+    """Positions rounded to float16, NaN where they overflow: every finite probe turns as
+    its position rounded to float16, and every probe past float16's largest number is not
+    finite."""
+    if positions[~finite].min() <= FLOAT16_MAX or positions[finite].max() > FLOAT16_MAX:
+        return None
+    used = [effective_position(row, theta) for row in phi[finite]]
+    if any(p is None for p in used):
+        return None
+    if not np.array_equal(np.array(used), round_to_dtype(positions[finite], "float16")):
+        return None
+    return Precision("float16", DTYPES["float16"], "positions", int(positions[~finite].min()))
+
+
 def _simple_map(positions: np.ndarray, used: np.ndarray) -> list | None:
     """The identity, a constant shift or a rounding of the positions, if ``used`` is one."""
     if np.array_equal(used, positions):
@@ -287,7 +307,9 @@ def _where(
     law: np.ndarray,
 ) -> str:
     """Which stage rounds: θ_i itself, the angles, or only the tables."""
-    if step is not None:
+    if step is not None and np.abs(step - law).max() > 1e-13 * np.abs(law).max():
+        # θ_i itself is rounded only if the measured θ_i differ from the exact ones and equal
+        # the rounded ones
         for dtype in ("float32", "float16", "bfloat16"):
             rounded = round_to_dtype(np.abs(law), dtype) * np.sign(law)
             if np.all(np.abs(step - rounded) <= _spacing(np.abs(law), dtype)):

@@ -7,15 +7,21 @@ The checks run in the order of the causes they can rule out:
    only the position of each row? (``identity``, ``positions``)
 3. The matrix of ``x -> fn(x, m)`` at 24 positions from 0 to :math:`2^{20}`, one call each
    with the d unit vectors as rows, and a call with a query and a key at pairs of positions.
+4. The calls of real code (issue 24): one token at a small and at a large position (a decode
+   step), the first call again after all the others (a cache that grew, state kept between
+   calls) and, for a batched fn, a batch of two sequences of four heads with different
+   positions. Each is compared with what fn's own matrices give for the same rows.
    If every output equals the exact rotation to 1e-9 (relative), the diagnosis is OK.
-4. Otherwise the pairing and the cos/sin table are read off the matrices
-   (:mod:`~ropelab.diagnose.structure`: ``pairing``, ``table_mismatch``), then the angle of
-   every plane (:mod:`~ropelab.diagnose.angles`: ``direction``, ``positions``,
-   ``frequencies``, ``precision``). Only what these causes leave unexplained is reported as a
-   failed property (:mod:`~ropelab.diagnose.properties`: ``not_orthogonal``,
-   ``not_relative``), so that each root cause gives one finding, not one per symptom.
+5. Otherwise the pairing, the factors on cos and sin and the cos/sin table are read off the
+   matrices (:mod:`~ropelab.diagnose.structure`: ``pairing``, ``scale``, ``in_place``,
+   ``table_mismatch``, ``direction``), then the angle of every plane
+   (:mod:`~ropelab.diagnose.angles`: ``direction``, ``positions``, ``frequencies``,
+   ``precision``), then the calls of step 4 (``positions``, ``not_relative``). Only what these
+   causes leave unexplained is reported as a failed property
+   (:mod:`~ropelab.diagnose.properties`: ``not_orthogonal``, ``not_relative``), so that each
+   root cause gives one finding, not one per symptom.
 
-About 30 calls of at most ``dim`` rows each.
+About 32 calls of at most ``dim`` rows each.
 """
 
 from __future__ import annotations
@@ -40,16 +46,29 @@ from .angles import (
     effective_position,
 )
 from .probes import (
+    BATCH_HEADS,
+    BATCH_POSITIONS,
     MATRIX_POSITIONS,
     OTHER_ROW_POSITIONS,
     PAIR_GROUPS,
     ROW_POSITIONS,
+    SINGLE_POSITIONS,
     Outcome,
     Prober,
 )
 from .properties import combine, matrix_norms, matrix_scores, row_norms, score_spread
 from .report import Diagnosis, Finding
-from .structure import Structure, plane_angles, read_structure, wrap
+from .structure import (
+    Scale,
+    Structure,
+    in_place_order,
+    layout_pairs,
+    plane_angles,
+    read_scale,
+    read_structure,
+    unscale,
+    wrap,
+)
 
 #: The verdict "exact": every output within this of the exact rotation, relative to ‖x‖.
 TOLERANCE = 1e-9
@@ -65,6 +84,7 @@ def diagnose_rope(
     layout: str = "half",
     dim: int = 64,
     base: float = 10000.0,
+    batched: bool = False,
 ) -> Diagnosis:
     r"""Check an implementation of RoPE and name what is wrong with it (chapter 3A).
 
@@ -81,6 +101,11 @@ def diagnose_rope(
         dim: the rotary dimension *d*, a positive even integer up to 1024 (the check reads
             24 matrices of d x d: 0.8 MB at d = 64, 200 MB at d = 1024).
         base: :math:`\beta > 0` (``rope_theta``).
+        batched: fn takes the shapes of transformers' q and ``position_ids``: ``x`` of shape
+            ``(batch, heads, seq, dim)`` and positions ``(batch, seq)``, the same positions
+            for every head. Every probe is then one sequence of one head, and one more call
+            checks a batch of two sequences of four heads (:func:`from_cos_sin` wraps a
+            transformers-style ``rotary`` and ``apply_rotary_pos_emb``).
 
     Returns:
         A :class:`~ropelab.diagnose.report.Diagnosis`: ``ok`` is True when every output equals
@@ -106,7 +131,9 @@ def diagnose_rope(
             f"of dim x dim float64), got {dim}"
         )
     base = check_base(base)
-    run = _Run(Prober(fn, dim), layout, dim, base)
+    if not isinstance(batched, bool | np.bool_):
+        raise ValueError(f"batched must be True or False, got {batched!r}")
+    run = _Run(Prober(fn, dim, bool(batched)), layout, dim, base)
     findings = run.diagnose()
     return Diagnosis(
         findings=findings,
@@ -127,19 +154,35 @@ class _Run:
         self.theta = inv_freq(dim, base)
         self.max_error = float("nan")
         self.matrices: dict[int, np.ndarray] = {}  # position -> matrix (NaN when not finite)
+        self.before: dict[int, int] = {}  # position -> largest position of the earlier calls
         self.exception: Finding | None = None
+        self.checks: list[Outcome] = []  # the calls of real code (one token, again, batch)
+        self.call_findings: list[Finding] = []
+        self.state_change: float | None = None
 
     # ---------------------------------------------------------------- the probes
 
     def exact(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         return apply_rope(x, positions.astype(np.float64), base=self.base, layout=self.layout)
 
-    def _failure(self, outcome: Outcome, ran_up_to: int | None = None) -> Finding | None:
+    def _context(self, outcome: Outcome, probe: str, ran_up_to: int | None = None):
+        return explain.CallContext(
+            probe,
+            tuple(outcome.input_shape),
+            _describe_positions(outcome.positions),
+            ran_up_to,
+            self.prober.batched,
+        )
+
+    def _failure(
+        self, outcome: Outcome, probe: str = "first", ran_up_to: int | None = None
+    ) -> Finding | None:
         if outcome.error is not None:
-            where = _describe_positions(outcome.positions)
-            return explain.exception(outcome.error, where, ran_up_to, self.dim)
+            return explain.exception(outcome.error, self._context(outcome, probe, ran_up_to))
         if outcome.shape_problem is not None:
-            return explain.shape(outcome.shape_problem, outcome.x.shape)
+            return explain.shape(
+                outcome.shape_problem, tuple(outcome.input_shape), outcome.output_shape
+            )
         return None
 
     def diagnose(self) -> list[Finding]:
@@ -149,7 +192,7 @@ class _Run:
         if failure is not None:
             return [failure]
         if not first.finite_rows().all():
-            return [explain.shape("NaN or infinity at positions 0 to 8", x.shape)]
+            return [explain.shape("NaN or infinity at positions 0 to 8", first.input_shape)]
         reference = self.exact(x, ROW_POSITIONS)
         self.max_error = _relative_error(first.output, reference, x)
 
@@ -161,9 +204,9 @@ class _Run:
         if change <= 1e-12 * max(1.0, float(np.abs(first.output).max())):
             unrotated = float(np.abs(first.output - x).max())
             if unrotated <= 1e-12:
-                return [explain.identity(unrotated, float(np.abs(reference - x).max()))]
+                return [explain.identity(float(np.abs(reference - x).max()))]
             used = self._row_positions(x, first.output)
-            return [explain.positions_ignored(change, used, ROW_POSITIONS.tolist())]
+            return [explain.positions_ignored(used, ROW_POSITIONS.tolist())]
 
         reversed_ = self.prober.call(x[::-1], ROW_POSITIONS[::-1])
         failure = self._failure(reversed_)
@@ -171,7 +214,8 @@ class _Run:
             return [failure]
         change = float(np.abs(reversed_.output[::-1] - first.output).max())
         if change > TOLERANCE * float(np.linalg.norm(x, axis=-1).max()):
-            return [explain.row_order(change)]
+            used = self._row_positions(x, first.output)
+            return [explain.row_order(change, used, ROW_POSITIONS.tolist())]
 
         failure = self._read_matrices()
         if failure is not None and failure.code == "shape":
@@ -180,7 +224,13 @@ class _Run:
         pairs = self.prober.random_rows(2)
         pairs /= np.linalg.norm(pairs, axis=-1, keepdims=True)  # unit q and k: scores in [-1, 1]
         pair_outcome = self._pair_probe(pairs)
-        failure = self._failure(pair_outcome)
+        ran = max(self.matrices) if self.matrices else None
+        failure = self._failure(pair_outcome, "pairs", ran)
+        if failure is not None and failure.code == "shape":
+            return [failure]
+        if failure is not None and self.exception is None:
+            self.exception = failure
+        failure = self._call_checks(x, first)
         if failure is not None and failure.code == "shape":
             return [failure]
         if failure is not None and self.exception is None:
@@ -190,14 +240,20 @@ class _Run:
         if self.exception is None and self.max_error <= TOLERANCE:
             return []
         findings = [self.exception] if self.exception is not None else []
-        return findings + self._explain(first, pair_outcome, pairs)
+        findings += self._explain(first, pair_outcome, pairs)
+        for extra in self.call_findings:
+            if extra.code == "not_relative":
+                findings = [f for f in findings if f.code != "not_relative"]
+            findings.append(extra)
+        return findings
 
     def _read_matrices(self) -> Finding | None:
         """Read M(m) at every probe position; the first failure (exception or shape)."""
         last_ok = None
         for position in MATRIX_POSITIONS:
+            self.before[position] = max(self.prober.history)
             outcome = self.prober.matrix(position)
-            failure = self._failure(outcome, last_ok)
+            failure = self._failure(outcome, "matrix", last_ok)
             if failure is not None:  # larger positions would fail the same way
                 return failure
             self.matrices[position] = outcome.output.T.copy()
@@ -213,14 +269,112 @@ class _Run:
                 positions += [m, n]
         return self.prober.call(np.array(rows), np.array(positions, dtype=np.int64))
 
+    # ---------------------------------------------------------------- the calls of real code
+
+    def _own(self, row: np.ndarray, position: int) -> np.ndarray | None:
+        """What fn's own matrix at ``position`` gives for ``row`` (None: not read)."""
+        matrix = self.matrices.get(int(position))
+        if matrix is None or not np.all(np.isfinite(matrix)):
+            return None
+        return matrix @ row
+
+    def _call_checks(self, x: np.ndarray, first: Outcome) -> Finding | None:
+        """One token at a time, the first call again, a batch: each against fn's own
+        matrices (so that a bug of the matrices is not counted twice). Returns the first
+        exception or bad shape; the findings go to ``call_findings``."""
+        singles = []
+        for position in SINGLE_POSITIONS:
+            row = self.prober.random_rows(1)
+            outcome = self.prober.call(row, np.array([position]))
+            self.checks.append(outcome)
+            failure = self._failure(outcome, "single")
+            if failure is not None:
+                return failure
+            own = self._own(row[0], position)
+            if own is None or not np.all(np.isfinite(outcome.output)):
+                continue
+            diff = float(np.linalg.norm(outcome.output[0] - own) / np.linalg.norm(row))
+            used = None
+            if diff > INCONSISTENT:
+                found = self._row_positions(row, outcome.output)
+                used = found[0] if found is not None else None
+            singles.append((position, used, diff if diff > INCONSISTENT else 0.0))
+        if any(d > 0 for _, _, d in singles):
+            self.call_findings.append(
+                explain.single_token(singles, self.prober.batched, self.layout)
+            )
+
+        again = self.prober.call(x, ROW_POSITIONS)
+        self.checks.append(again)
+        failure = self._failure(again, "again")
+        if failure is not None:
+            return failure
+        change = _relative_error(again.output, first.output, x)
+        if change > TOLERANCE:
+            self.state_change = change
+
+        if self.prober.batched:
+            failure = self._batch_probe()
+            if failure is not None:
+                return failure
+        return None
+
+    def _batch_probe(self) -> Finding | None:
+        """Two sequences of BATCH_HEADS heads; each row against fn's matrix at its position."""
+        batch, seq = BATCH_POSITIONS.shape
+        x = self.prober.rng.standard_normal((batch, BATCH_HEADS, seq, self.dim))
+        outcome = self.prober.call_shaped(x, BATCH_POSITIONS)
+        failure = self._failure(outcome, "batch")
+        if failure is not None:
+            return failure
+        positions = np.broadcast_to(BATCH_POSITIONS[:, None, :], x.shape[:-1])
+        flat = Outcome(
+            x.reshape(-1, self.dim), positions.reshape(-1), outcome.output.reshape(-1, self.dim)
+        )
+        self.checks.append(flat)
+        candidates = sorted(set(BATCH_POSITIONS.ravel().tolist()))
+        used = np.full(x.shape[:-1], -1, dtype=np.int64)
+        worst = 0.0
+        for index in np.ndindex(*x.shape[:-1]):
+            row, out = x[index], outcome.output[index]
+            norm = np.linalg.norm(row)
+            own = self._own(row, int(positions[index]))
+            if own is None or not np.all(np.isfinite(out)):
+                used[index] = positions[index]
+                continue
+            worst = max(worst, float(np.linalg.norm(out - own) / norm))
+            distances = [
+                np.linalg.norm(out - self._own(row, p)) / norm
+                if self._own(row, p) is not None
+                else np.inf
+                for p in candidates
+            ]
+            best = int(np.argmin(distances))
+            if distances[best] <= INCONSISTENT:
+                used[index] = candidates[best]
+        if worst <= INCONSISTENT:
+            return None
+        expected = np.broadcast_to(BATCH_POSITIONS[:, None, :], used.shape)
+        by_head = np.broadcast_to(BATCH_POSITIONS[:, :, None], used.shape)
+        first_row = np.broadcast_to(BATCH_POSITIONS[:1, None, :], used.shape)
+        if BATCH_HEADS == seq and np.array_equal(used, by_head):
+            pattern = "heads"
+        elif np.array_equal(used, first_row) and not np.array_equal(used, expected):
+            pattern = "first"
+        else:
+            pattern = "other"
+        self.call_findings.append(explain.batch_axes(pattern, used, BATCH_POSITIONS, worst))
+        return None
+
     def _measure_errors(self, first: Outcome, pair_outcome: Outcome | None) -> None:
         errors = [self.max_error]
         for position, matrix in self.matrices.items():
             exact = rotation_matrix(position, self.dim, self.base, self.layout)
             errors.append(_nan_max(np.abs(matrix - exact)))
-        if pair_outcome is not None and pair_outcome.output is not None:
-            reference = self.exact(pair_outcome.x, pair_outcome.positions)
-            errors.append(_relative_error(pair_outcome.output, reference, pair_outcome.x))
+        for outcome in (pair_outcome, *self.checks):
+            if outcome is not None and outcome.output is not None:
+                reference = self.exact(outcome.x, outcome.positions)
+                errors.append(_relative_error(outcome.output, reference, outcome.x))
         self.max_error = float(max(errors))
 
     # ---------------------------------------------------------------- the reasoning
@@ -229,8 +383,6 @@ class _Run:
         """The position each row was rotated as, if every row is a rotation of the layout."""
         used = []
         for layout in (self.layout, explain.other_layout(self.layout)):
-            from .structure import layout_pairs
-
             first, second = layout_pairs(self.dim, layout)
             angles = np.arctan2(
                 x[:, first] * y[:, second] - x[:, second] * y[:, first],
@@ -241,27 +393,27 @@ class _Run:
                 return [int(p) for p in used]
         return None
 
-    def _consistency(self, first: Outcome, pair_outcome: Outcome | None) -> float:
-        """Largest relative difference between a call's rows and M(position) @ row."""
-        worst = 0.0
+    def _consistency(self, first: Outcome, pair_outcome: Outcome | None):
+        """Largest relative difference between a call's rows and M(position) @ row, with
+        (position, the call's largest position, the matrix call's, difference)."""
+        worst, detail = 0.0, None
         for outcome in (first, pair_outcome):
             if outcome is None or outcome.output is None:
                 continue
+            largest = int(outcome.positions.max())
             for row, position, out in zip(
                 outcome.x, outcome.positions, outcome.output, strict=True
             ):
-                matrix = self.matrices.get(int(position))
-                if (
-                    matrix is None
-                    or not np.all(np.isfinite(matrix))
-                    or not np.all(np.isfinite(out))
-                ):
+                own = self._own(row, int(position))
+                if own is None or not np.all(np.isfinite(out)):
                     continue
-                difference = np.linalg.norm(out - matrix @ row) / np.linalg.norm(row)
-                worst = max(worst, float(difference))
-        return worst
+                difference = float(np.linalg.norm(out - own) / np.linalg.norm(row))
+                if difference > worst:
+                    low, high = sorted((int(position), largest))
+                    worst, detail = difference, (int(position), low, high, difference)
+        return worst, detail
 
-    def _context(self, pairs: np.ndarray, pair_outcome: Outcome | None, linear: bool):
+    def _context_measures(self, pairs: np.ndarray, pair_outcome: Outcome | None, linear: bool):
         """The property measurements every message may quote."""
         finite = {p: m for p, m in self.matrices.items() if np.all(np.isfinite(m))}
         norms = spread = None
@@ -290,20 +442,37 @@ class _Run:
         )
 
     def _explain(self, first: Outcome, pair_outcome: Outcome | None, pairs: np.ndarray):
-        inconsistency = self._consistency(first, pair_outcome)
+        inconsistency, detail = self._consistency(first, pair_outcome)
         linear = inconsistency <= INCONSISTENT
-        ctx = self._context(pairs, pair_outcome, linear)
+        ctx = self._context_measures(pairs, pair_outcome, linear)
+        self.ctx = ctx
         finite = {p: m for p, m in self.matrices.items() if np.all(np.isfinite(m))}
+        if self.state_change is not None:
+            self.call_findings.append(explain.not_relative(ctx, state=self.state_change))
         if not linear:
-            note = (
-                f" (the same row at the same position gives outputs {inconsistency:.2f} apart "
-                "in different calls: fn depends on the rest of the call)"
-            )
-            return [self._property_finding(ctx, note)]
+            if self.state_change is not None:
+                return []
+            return [explain.not_relative(ctx, calls=detail)]
         if not {0, 1, 2, 3} <= set(finite):
             return [self._property_finding(ctx, "")]
         structure = read_structure(np.stack([finite[p] for p in sorted(finite)]), self.layout)
         return self._explain_structure(structure, sorted(finite), ctx)
+
+    def _scale(self, structure: Structure, positions: list[int]) -> Scale | None:
+        """The factors on cos and sin, when they are not 1 (and the matrices explain them)."""
+        stack = np.stack([self.matrices[p] for p in positions])
+        found = read_scale(stack, positions, structure.pairs)
+        if found is not None:
+            if abs(found.cos - 1.0) <= TOLERANCE and abs(found.sin - 1.0) <= ROUNDING:
+                return None
+            return found
+        if structure.amplitudes is None:
+            return None
+        amplitudes = structure.amplitudes
+        median = float(np.median(amplitudes))
+        if abs(median - 1.0) > ROUNDING and np.ptp(amplitudes) <= ROUNDING * median:
+            return Scale(median, median)  # one factor, read where M(0) is not a multiple of I
+        return None
 
     def _explain_structure(self, structure: Structure, positions: list[int], ctx) -> list[Finding]:
         if structure.pairing == "diagonal":
@@ -318,6 +487,23 @@ class _Run:
             return [explain.pairing("other", structure.pairs, ctx)]
         findings: list[Finding] = []
         pairing_layout = structure.pairing
+        stack = np.stack([self.matrices[p] for p in positions])
+        order = in_place_order(stack, structure.pairs)
+        if order is not None:
+            k = positions.index(1)
+            a, b = structure.pairs[0]
+            written, reader = (a, b) if order == "first" else (b, a)
+            example = (1, float(stack[k, reader, written]), float(np.sin(self.theta[0])))
+            return [explain.in_place(order, pairing_layout, ctx, example)]
+        found = self._scale(structure, positions)
+        if found is not None:
+            # cos and sin multiplied by factors (an attention factor, as YaRN's): one cause;
+            # the angles can still be read once the factors are divided out
+            findings.append(explain.scale(ctx, found))
+            for p in self.matrices:
+                self.matrices[p] = unscale(self.matrices[p], found)
+            stack = np.stack([self.matrices[p] for p in positions])
+            structure = read_structure(stack, self.layout)
         if pairing_layout in structure.table:
             planes = pairing_layout
             if pairing_layout != self.layout:
@@ -328,23 +514,12 @@ class _Run:
             steps = wrap(structure.angles[index[1]] - structure.angles[index[0]])
             findings.append(explain.table_mismatch(planes, pairing_layout, steps, ctx))
         else:
-            return [
-                *findings,
-                self._property_finding(
-                    ctx, ": the two coordinates of a pair are not turned by one rotation"
-                ),
-            ]
+            return findings + self._no_table(structure, positions, ctx)
         amplitudes = structure.amplitudes
-        scale = float(np.median(amplitudes))
-        if abs(scale - 1.0) > ROUNDING and np.ptp(amplitudes) <= ROUNDING * scale:
-            # every cos and sin multiplied by one factor (an attention factor, as YaRN's):
-            # one cause; the angles can still be read, relative to that length
-            findings.append(explain.scaled(ctx, scale))
-            amplitudes = amplitudes / scale
         amp_dev = np.abs(amplitudes - 1.0).max(axis=1)
         if amp_dev.max() > ROUNDING:
             note = ": the two coordinates of a pair are not turned by one rotation"
-            return [*findings, self._property_finding(ctx, note)]
+            return [*findings, self._property_finding(ctx, note, structure)]
         all_positions = np.array(MATRIX_POSITIONS, dtype=np.int64)
         phi = np.full((len(all_positions), self.dim // 2), np.nan)
         dev = np.zeros(len(all_positions))
@@ -359,11 +534,39 @@ class _Run:
         errors = self._matrix_errors(all_positions[present], planes, report)
         for cause in report.causes:
             findings.append(
-                self._angle_finding(cause, ctx, phi, all_positions, errors, all_positions[present])
+                self._angle_finding(
+                    cause, ctx, phi, all_positions, errors, all_positions[present], planes
+                )
             )
         if not report.explained:
             findings.append(self._property_finding(ctx, ""))
         return findings
+
+    def _no_table(self, structure: Structure, positions: list[int], ctx) -> list[Finding]:
+        """The two coordinates of a pair turn by different angles: a sign flipped in one of
+        them, a table with one frequency per coordinate, or no cause the check knows."""
+        angles, amplitudes = structure.angles, structure.amplitudes
+        first, second = layout_pairs(self.dim, structure.pairing)
+        index = {p: k for k, p in enumerate(positions)}
+        k1 = index[1]
+        mirrored = np.abs(wrap(angles[:, first] + angles[:, second])).max() <= 1e-9
+        if mirrored and np.abs(amplitudes - 1.0).max() <= 1e-9:
+            a, b = int(first[0]), int(second[0])
+            measured = (float(angles[k1, a]), float(angles[k1, b]))
+            # the coordinate that turns against the law of the other planes is the wrong one
+            backwards = "first" if measured[0] < 0 < measured[1] else "second"
+            return [
+                explain.direction_one_coordinate(backwards, structure.pairing, ctx, measured)
+            ]
+        steps = wrap(angles[k1] - angles[index[0]])
+        per_coordinate = self.base ** (-np.arange(self.dim) / self.dim)
+        if (
+            np.abs(wrap(steps - per_coordinate)).max() <= 1e-7
+            and np.abs(amplitudes - 1.0).max() <= ROUNDING
+        ):
+            return [explain.per_coordinate_table(structure.pairing, steps, ctx)]
+        note = ": the two coordinates of a pair are not turned by one rotation"
+        return [self._property_finding(ctx, note, structure)]
 
     def _matrix_errors(self, positions: np.ndarray, planes: str, report) -> np.ndarray:
         """max |M(m) - R(m)| at each position, R the rotation that the causes found other than
@@ -379,26 +582,45 @@ class _Run:
             errors[k] = np.abs(matrix - exact).max() if np.all(np.isfinite(matrix)) else np.inf
         return errors
 
-    def _angle_finding(self, cause, ctx, phi, all_positions, errors, present) -> Finding:
+    def _angle_finding(
+        self, cause, ctx, phi, all_positions, errors, present, planes
+    ) -> Finding:
         if isinstance(cause, Direction):
             k = int(np.flatnonzero(all_positions == 1)[0])
             return explain.direction(ctx, float(phi[k, 0]))
         if isinstance(cause, Offset | PositionMap):
-            return explain.positions_cause(cause, ctx)
+            grown = None
+            if isinstance(cause, PositionMap):
+                grown = [self.before.get(int(p), 0) for p in cause.probed]
+            return explain.positions_cause(cause, ctx, grown)
         if isinstance(cause, Frequencies):
             return explain.frequencies(cause, ctx)
         if isinstance(cause, Precision):
-            return explain.precision(cause, present, errors)
+            used = []
+            if cause.where == "positions":
+                for k, p in enumerate(all_positions):
+                    if np.all(np.isfinite(phi[k])):
+                        turned = effective_position(phi[k], self.theta)
+                        if turned is not None:
+                            used.append((int(p), int(turned)))
+            return explain.precision(cause, present, errors, used)
         raise TypeError(f"unknown cause {cause!r}")  # pragma: no cover
 
-    def _property_finding(self, ctx, note: str) -> Finding:
+    def _property_finding(self, ctx, note: str, structure: Structure | None = None) -> Finding:
         """A failed property, when no cause explains what the probes show."""
         norm = ctx.norms.defect if ctx.norms is not None else 0.0
         score = ctx.spread.defect if ctx.spread is not None else 0.0
         if norm > TOLERANCE:
-            return explain.not_orthogonal(ctx, note)
+            table = ""
+            if structure is not None and structure.amplitudes is not None:
+                squares = structure.amplitudes**2
+                table = (
+                    f"; read off the matrices, cos² + sin² of a coordinate ranges from "
+                    f"{squares.min():.4f} to {squares.max():.4f} (1 for a rotation)"
+                )
+            return explain.not_orthogonal(ctx, note, table)
         if score > TOLERANCE or 1 not in self.matrices:
-            return explain.not_relative(ctx, note)
+            return explain.not_relative(ctx)
         row = self.matrices[1][0]
         inputs = [int(c) for c in np.flatnonzero(np.abs(row) > 1e-12)]
         return explain.reordered(ctx, inputs)

@@ -8,14 +8,28 @@ the measurements of :mod:`~ropelab.diagnose.angles`, :mod:`~ropelab.diagnose.str
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..agreement import significant
 from .angles import DTYPES, FLOAT16_MAX, Frequencies, Offset, PositionMap, Precision
 from .properties import NormChange, ScoreSpread
 from .report import Finding, finding
-from .structure import layout_pairs, other_layout
+from .structure import Scale, layout_pairs, other_layout
+
+#: The tolerance a report states for a property that holds ("norms are kept to 1e-9"): a
+#: measured defect below it is rounding, and printing it would print a machine's noise.
+KEPT = 1e-9
+
+
+def bound(value: float, tol: float = KEPT) -> str:
+    """``"below 1e-9"`` for a value at the rounding level, else the value at two significant
+    digits (issue 21: a report never prints a number that differs from one CPU to the next)."""
+    if math.isfinite(value) and abs(value) <= tol:
+        return f"below {tol:.0e}".replace("e-0", "e-")
+    return significant(value, 2)
 
 LAYOUT_WORDS = {
     "interleaved": "interleaved layout, pairs (2i, 2i+1)",
@@ -64,75 +78,185 @@ def _properties(ctx: Context) -> str:
 
 
 def _keeps_properties(ctx: Context) -> str:
-    norm = ctx.norms.defect if ctx.norms is not None else float("nan")
-    score = ctx.spread.defect if ctx.spread is not None else float("nan")
+    norm = ctx.norms.defect if ctx.norms is not None else 0.0
+    score = ctx.spread.defect if ctx.spread is not None else 0.0
     return (
-        f"norms are kept (largest change {norm:.1e}) and scores stay relative (largest "
-        f"spread {score:.1e}), so nothing fails loudly"
+        f"norms are kept (largest change {bound(norm)}) and scores stay relative "
+        f"(largest spread {bound(score)}), so nothing fails loudly"
     )
 
 
-def exception(message: str, positions: str, ran_up_to: int | None, dim: int) -> Finding:
-    ran = f" (it ran for positions up to {ran_up_to})" if ran_up_to is not None else ""
-    return finding(
-        "exception",
-        f"fn raised {message.rstrip('.')}.",
-        f"the call had x of shape (seq, {dim}), float64, and int64 positions {positions}{ran}.",
-        "fn(x, positions) gets a float64 numpy array (seq, dim) and int64 positions (seq,) "
-        "(torch.from_numpy converts both) and must accept any position up to 2^20: compute "
-        "the angles from the positions rather than reading a fixed-length cache.",
+@dataclass(frozen=True)
+class CallContext:
+    """Where an exception or a bad output happened: which probe, on what input."""
+
+    probe: str  # "first", "matrix", "pairs", "single", "again" or "batch"
+    shape: tuple[int, ...]  # the x fn received
+    positions: str  # the positions, in words
+    ran_up_to: int | None = None  # the largest position of an earlier call that worked
+    batched: bool = False
+
+
+def _bad_input_fix(ctx: CallContext) -> str:
+    if ctx.batched:
+        return (
+            "fn(x, positions) gets a float64 numpy array x of shape (batch, heads, seq, dim) "
+            "and int64 positions of shape (batch, seq)"
+        )
+    return (
+        "fn(x, positions) gets a float64 numpy array x of shape (seq, dim) and int64 "
+        "positions of shape (seq,)"
     )
 
 
-def shape(problem: str, input_shape: tuple[int, ...]) -> Finding:
+def exception(message: str, ctx: CallContext) -> Finding:
+    """fn raised: the fix is written from the exception and the call that raised it."""
+    kind = message.split(":", 1)[0]
+    size = re.search(r"size (\d+)", message)
+    ran = f" (earlier calls with positions up to {ctx.ran_up_to} ran)" if ctx.ran_up_to else ""
+    evidence = (
+        f"the call had x of shape {ctx.shape}, float64, and int64 positions "
+        f"{ctx.positions}{ran}."
+    )
+    if ctx.probe == "batch":
+        fix = (
+            "fn runs on one sequence of one head but not on a batch: the (batch, seq, dim) "
+            "table must be broadcast over the heads by a head axis at 1, cos[:, None] "
+            "(transformers' unsqueeze_dim=1 for q of shape (batch, heads, seq, dim)), and "
+            "each sequence must use its own row of positions."
+        )
+    elif ctx.probe == "single":
+        fix = (
+            "fn runs on several rows but not on one, the call of every decode step with a key "
+            "cache: look for a squeeze() that drops the sequence axis, or a table sliced by "
+            "the number of rows instead of indexed by the positions."
+        )
+    elif ctx.ran_up_to is not None and ctx.probe in ("matrix", "pairs"):
+        table = f"a table of {size[1]} positions" if size and kind == "IndexError" else "fn"
+        fix = (
+            f"{table} stops between positions {ctx.ran_up_to} and the ones of this call: "
+            "compute the angles from the positions (or size a cos/sin cache for the "
+            "largest position the model will see, and grow it on demand), and raise a "
+            "clear error past a real limit."
+        )
+    elif kind == "AttributeError" and "numpy" in message:
+        fix = (
+            f"{_bad_input_fix(ctx)}: a torch implementation converts them first, "
+            "torch.from_numpy(x) and torch.from_numpy(positions)."
+        )
+    elif kind == "NotImplementedError":
+        fix = f"write the rotation: {_bad_input_fix(ctx)} and returns x rotated."
+    else:
+        fix = f"{_bad_input_fix(ctx)}: make fn run on such a call and return x's shape."
+    return finding("exception", f"fn raised {message.rstrip('.')}.", evidence, fix)
+
+
+def shape(
+    problem: str, input_shape: tuple[int, ...], output_shape: tuple[int, ...] | None = None
+) -> Finding:
+    fix = (
+        "return the rotated vectors as a real array of x's shape, in x's layout (convert "
+        "complex numbers back to pairs of reals)."
+    )
+    if (
+        output_shape is not None
+        and len(input_shape) == 4
+        and len(output_shape) == 4
+        and input_shape[1] == 1
+        and output_shape[1] == input_shape[2]
+        and output_shape[2:] == input_shape[2:]
+    ):
+        fix = (
+            f"the head axis of the output has the length of the sequence ({output_shape[1]}): "
+            "the (batch, seq, dim) table got its new axis after the sequence axis and was "
+            "broadcast against the heads. Insert it at axis 1, cos[:, None] (transformers' "
+            "unsqueeze_dim=1 for q of shape (batch, heads, seq, dim); unsqueeze_dim=2 is for "
+            "(batch, seq, heads, dim))."
+        )
     return finding(
         "shape",
         f"fn returned {problem} for an input of shape {input_shape}.",
         "the check needs one real, finite output row per input row.",
-        "return the rotated vectors as a real array of x's shape, in x's layout (convert "
-        "complex numbers back to pairs of reals).",
+        fix,
     )
 
 
-def identity(change: float, reference: float) -> Finding:
+def identity(reference: float) -> Finding:
     return finding(
         "identity",
         "fn returns its input unrotated.",
-        f"max |fn(x) - x| = {change:.1e} for random rows at two sets of positions; the exact "
+        f"fn(x) equals x (to 1e-12) for random rows at two sets of positions; the exact "
         f"rotation moves them by up to {reference:.2f}.",
         "return x·cos + rotate(x)·sin, not x (check that the rotated array is the one "
         "returned, and that the angles are positions·θ_i, not zeros).",
     )
 
 
-def positions_ignored(change: float, used: list[int] | None, given: list[int]) -> Finding:
-    how = (
-        f" It rotates the rows as positions {used}, whatever the positions {given} say."
-        if used is not None
-        else ""
-    )
+def _row_pattern(used: list[int], given: list[int]) -> str | None:
+    """Name how rows were rotated when it is a known mistake: the row index, or positions
+    counted up from the first one."""
+    seq = len(given)
+    if used == list(range(seq)):
+        return "row k as position k: the table is taken for arange(seq), not for the positions"
+    if used == [given[0] + k for k in range(seq)]:
+        return (
+            f"row k as position {given[0]} + k: the table is sliced from the first position "
+            f"on, table[start : start + seq], as if every call's positions counted up from "
+            "its first one"
+        )
+    if used == [max(given) - seq + 1 + k for k in range(seq)]:
+        return (
+            "the rows as the last seq positions up to the largest one, table[-seq:], as if "
+            "every call's positions counted up to its last one"
+        )
+    return None
+
+
+_ROW_FIX = (
+    "index the cos/sin table with the positions given, cos[positions], not with arange(seq) "
+    "or a slice: with a key cache, packed sequences or padding a token's position is "
+    "neither its row nor its row plus the first position."
+)
+
+
+def positions_ignored(used: list[int] | None, given: list[int]) -> Finding:
+    pattern = _row_pattern(used, given) if used is not None else None
+    how = ""
+    if used is not None:
+        how = f" It rotates the rows as positions {used}, whatever the positions {given} say"
+        how += f" ({pattern})." if pattern else "."
     return finding(
         "positions",
         "fn ignores its positions argument: the output does not change when the positions "
         f"do.{how}",
-        f"the same rows at two different sets of positions give outputs that differ by "
-        f"{change:.1e}.",
-        "index the cos/sin tables with the positions given (cos[positions]), not with "
-        "arange(seq): with a key cache or packed sequences a token's position is not its row.",
+        "the same rows at two different sets of positions give the same outputs (to 1e-12).",
+        _ROW_FIX,
     )
 
 
-def row_order(change: float) -> Finding:
-    return finding(
-        "positions",
-        "a row's rotation depends on its place in the batch, not only on its position.",
-        f"reversing the rows together with their positions changes the outputs by up to "
-        f"{change:.2f}.",
-        "compute the angles of row k from positions[k] alone.",
-    )
+def row_order(change: float, used: list[int] | None, given: list[int]) -> Finding:
+    pattern = _row_pattern(used, given) if used is not None else None
+    if pattern is not None:
+        what = f"fn rotates {pattern}."
+        evidence = (
+            f"read off the angles of every plane, the rows at positions {given} are rotated "
+            f"as {used}; reversing the rows together with their positions changes the "
+            f"outputs by up to {change:.2f}."
+        )
+    else:
+        what = "a row's rotation depends on its place in the batch, not only on its position."
+        evidence = (
+            f"reversing the rows together with their positions changes the outputs by up to "
+            f"{change:.2f}."
+        )
+    return finding("positions", what, evidence, _ROW_FIX)
 
 
-def positions_cause(cause: Offset | PositionMap, ctx: Context) -> Finding:
+def positions_cause(
+    cause: Offset | PositionMap, ctx: Context, grown: list[int] | None = None
+) -> Finding:
+    """``grown[k]``: the largest position of the calls before the k-th probe of ``cause``
+    (a cache built by earlier calls ends there)."""
     if isinstance(cause, Offset):
         shift = cause.shift
         text = f"{shift:+g}" if shift != int(shift) else f"{int(shift):+d}"
@@ -149,6 +273,34 @@ def positions_cause(cause: Offset | PositionMap, ctx: Context) -> Finding:
     probed, used = cause.probed, cause.used
     wrong = used != probed
     clamp = int(used[wrong].max()) if wrong.any() else 0
+    fix = (
+        "size the cache for the largest position (or compute the angles from the positions "
+        "directly) and fail loudly on a position past its end."
+    )
+    if grown is not None and wrong.any():
+        ends = np.array(grown) + 1  # the cache's length before the call
+        restarted = np.where(probed >= ends, probed - ends, probed)
+    if grown is not None and wrong.any() and np.array_equal(used, restarted):
+        k = int(np.flatnonzero(wrong)[0])
+        what = (
+            "fn keeps a cos/sin cache that grows on demand, and the rows it appends count "
+            "from 0 again: a position past the cache's end is rotated as its distance from "
+            "that end."
+        )
+        fix = (
+            "extend the cache with the rows of the new positions, arange(old_length, "
+            "new_length), not arange(new_length - old_length)."
+        )
+        pairs = ", ".join(
+            f"{p} as {u} (cache of {e})"
+            for p, u, e in zip(probed[wrong], used[wrong], ends[wrong], strict=True)
+        )
+        evidence = (
+            f"calls in increasing order of position; read off the angles of every plane: "
+            f"{_shorten(pairs, 120)}; position {probed[k]} came after calls up to position "
+            f"{ends[k] - 1}; max error {ctx.max_error:.2f}."
+        )
+        return finding("positions", what, evidence, fix)
     if np.array_equal(used, np.minimum(probed, clamp)):
         what = (
             f"fn rotates every position past {clamp} as {clamp}: a cos/sin cache of "
@@ -162,6 +314,7 @@ def positions_cause(cause: Offset | PositionMap, ctx: Context) -> Finding:
     ):
         factor = int(used[probed > 0][0] // probed[probed > 0][0])
         what = f"fn rotates position m as {factor}·m: the positions are scaled."
+        fix = "use the positions as given, without a factor."
     else:
         what = "fn rotates some positions as other positions."
     pairs = ", ".join(f"{p} as {u}" for p, u in zip(probed[wrong], used[wrong], strict=True))
@@ -169,9 +322,94 @@ def positions_cause(cause: Offset | PositionMap, ctx: Context) -> Finding:
         "positions",
         what,
         f"read off the angles of every plane: {_shorten(pairs)}; max error {ctx.max_error:.2f}.",
-        "size the cache for the largest position (or compute the angles from the positions "
-        "directly) and fail loudly on a position past its end.",
+        fix,
     )
+
+
+def single_token(
+    checks: list[tuple[int, int | None, float]], batched: bool, layout: str
+) -> Finding:
+    """One-row calls disagree with calls of several rows. ``checks``: (position, the
+    position the row was rotated as or None, relative difference) of each one-row call."""
+    wrong = [c for c in checks if c[2] > 0]
+    used = [c[1] for c in wrong]
+    shape = "(1, 1, 1, dim)" if batched else "(1, dim)"
+    if used and all(u == 0 for u in used):
+        what = (
+            "a call with one row, a decode step, rotates it as position 0 whatever its "
+            "position; calls of several rows rotate every position right."
+        )
+        fix = (
+            "take the table rows of the positions given, cos[positions], in the one-token "
+            "path too: cos[:seq_len] (or cos[:1]) is the table of positions 0 .. seq_len - "
+            "1, right only for a prompt that starts at 0."
+        )
+    elif used and all(u is not None for u in used):
+        what = (
+            "a call with one row, a decode step, rotates it as another position than its own; "
+            "calls of several rows rotate every position right."
+        )
+        fix = "take the table rows of the positions given, cos[positions], in every call."
+    else:
+        what = (
+            "a call with one row, a decode step, gives another output than a call of several "
+            "rows at the same position."
+        )
+        fix = (
+            "make the one-token path compute what a call of several rows computes: the same "
+            "table, indexed by the positions given."
+        )
+    parts = []
+    for position, as_, diff in wrong:
+        seen = f"rotated as position {as_}" if as_ is not None else "not the same rotation"
+        parts.append(
+            f"one row (x of shape {shape}) at position {position}: {seen}, {diff:.2f} "
+            "from the same row in a call of several rows"
+        )
+    evidence = "; ".join(parts) + "."
+    return finding("positions", what, evidence, fix)
+
+
+def batch_axes(pattern: str, used: np.ndarray, positions: np.ndarray, worst: float) -> Finding:
+    """The batch probe: rows of x (batch, heads, seq, dim) rotated as other positions."""
+    shape = f"x of shape (2, {used.shape[1]}, {used.shape[2]}, dim), positions {positions.tolist()}"
+    if pattern == "heads":
+        what = (
+            "in a batch, token s of head h is rotated as the position of token h: the "
+            "(batch, seq, dim) table is broadcast over the head axis instead of the sequence "
+            "axis."
+        )
+        fix = (
+            "insert the head axis of the table at 1, cos[:, None] (transformers' "
+            "unsqueeze_dim=1 for q of shape (batch, heads, seq, dim); unsqueeze_dim=2 is for "
+            "(batch, seq, heads, dim)); with as many heads as tokens the wrong one runs "
+            "without an error."
+        )
+    elif pattern == "first":
+        what = (
+            "in a batch, every sequence is rotated with the positions of the first one: "
+            "the table is built from positions[0] alone."
+        )
+        fix = (
+            "build the table from the whole (batch, seq) positions, one row of angles per "
+            "sequence: with left padding or packing, sequences of a batch have different "
+            "positions."
+        )
+    else:
+        what = "in a batch, some rows are rotated as other positions than their own."
+        fix = (
+            "each row (b, h, s) must turn by positions[b, s]·θ_i: broadcast the (batch, seq, "
+            "dim) table over the heads only."
+        )
+    b, h, s = map(int, np.argwhere(used != positions[:, None, :])[0])
+    as_ = int(used[b, h, s]) if used[b, h, s] >= 0 else None
+    got = f"rotated as {as_}" if as_ is not None else "rotated as none of the batch's positions"
+    evidence = (
+        f"{shape}: row (batch {b}, head {h}, token {s}) at position {positions[b, s]} is "
+        f"{got}; the largest difference from the rotation fn gives each row alone is "
+        f"{worst:.2f}."
+    )
+    return finding("positions", what, evidence, fix)
 
 
 def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> Finding:
@@ -250,9 +488,82 @@ def direction(ctx: Context, measured: float) -> Finding:
     )
 
 
+def per_coordinate_table(pairing_layout: str, steps: np.ndarray, ctx: Context) -> Finding:
+    """A table with one frequency per coordinate, θ_r = base^(-r/d) for r = 0 .. d-1."""
+    first, second = layout_pairs(ctx.dim, pairing_layout)
+    a, b = int(first[0]), int(second[0])
+    return finding(
+        "table_mismatch",
+        "the cos/sin table holds one frequency per coordinate, θ_r = base^(-r/d) for r = 0 "
+        "… d-1, instead of one per plane: the two coordinates of a pair turn by different "
+        "angles, so no pair is rotated.",
+        f"in the pair ({a}, {b}) coordinate {a} turns by {steps[a]:.4f} rad per position and "
+        f"coordinate {b} by {steps[b]:.4f}; expected {ctx.theta[0]:.4f} for both; so "
+        f"{_properties(ctx)}.",
+        f"d/2 frequencies, θ_i = base^(-2i/d) from np.arange(0, d, 2) / d, each used by "
+        f"both coordinates of its plane: {ROTATE_FIX[pairing_layout]}.",
+    )
+
+
+def direction_one_coordinate(
+    backwards: str, pairing_layout: str, ctx: Context, measured: tuple[float, float]
+) -> Finding:
+    """The sin term has the wrong sign in one coordinate of every pair: that coordinate turns
+    by -mθ_i, the other by +mθ_i; the pair's matrix is symmetric, not a rotation."""
+    first, second = layout_pairs(ctx.dim, pairing_layout)
+    a, b = int(first[0]), int(second[0])
+    if pairing_layout == "half":
+        written = "(x2, x1)" if backwards == "first" else "(-x2, -x1)"
+        right = f"rotate_half(x) must return (-x2, x1), not {written}"
+    else:
+        written = "(x_2i+1, x_2i)" if backwards == "first" else "(-x_2i+1, -x_2i)"
+        right = f"the quarter turn of pair i must be (-x_2i+1, x_2i), not {written}"
+    which = "first" if backwards == "first" else "second"
+    return finding(
+        "direction",
+        f"the sin term has the wrong sign in the {which} coordinate of every pair: that "
+        "coordinate turns by -mθ_i, its partner by +mθ_i, and the pair is not rotated (its "
+        "matrix [[c, ∓s], [∓s, c]] is symmetric).",
+        f"at position 1 coordinate {a} turned by {measured[0]:+.4f} rad and coordinate {b} by "
+        f"{measured[1]:+.4f} (expected {ctx.theta[0]:+.4f} for both); so {_properties(ctx)}.",
+        f"y_a = x_a cos - x_b sin and y_b = x_b cos + x_a sin: a minus on the sin term of "
+        f"the first coordinate, a plus on the second; {right}.",
+    )
+
+
+def _ranges(indices: list[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> "0 to 2, 5, 7 to 8"."""
+    parts, start = [], None
+    for k, i in enumerate(indices):
+        if start is None:
+            start = i
+        if k + 1 == len(indices) or indices[k + 1] != i + 1:
+            parts.append(f"{start}" if start == i else f"{start} to {i}")
+            start = None
+    return ", ".join(parts)
+
+
 def frequencies(cause: Frequencies, ctx: Context) -> Finding:
     measured, theta, dim, base = cause.measured, ctx.theta, ctx.dim, ctx.base
     half = theta.size
+    still = [i for i in range(half) if abs(measured[i]) <= 1e-12 < theta[i]]
+    right = [i for i in range(half) if abs(_wrap(measured[i] - theta[i])) <= 1e-7]
+    if still and len(still) + len(right) == half:
+        planes = sorted({0, still[0] - 1, still[0], half - 1} & set(range(half)))
+        table = ", ".join(f"θ_{i} = {measured[i]:.6f} ({theta[i]:.6f})" for i in planes)
+        return finding(
+            "frequencies",
+            f"planes {_ranges(still)} never turn: their frequency is 0 where base^(-2i/d) "
+            f"is {theta[still[0]]:.6f} to {theta[still[-1]]:.6f}; the other "
+            f"{len(right)} planes are right. fn rotates only part of the head, as a partial "
+            "rotary embedding does.",
+            f"measured θ_i (mod 2π) with the expected base^(-2i/d) in brackets: {table}; "
+            f"{_keeps_properties(ctx)}.",
+            f"if the model rotates the whole head, inv_freq needs all d/2 = {half} values, "
+            "1.0 / base ** (np.arange(0, d, 2) / d), none padded with zeros. If only part of "
+            "the head is meant to turn (partial_rotary_factor), check that part alone, with "
+            "dim its size, and pass the rest through unchanged.",
+        )
     planes = sorted({0, 1, half // 2, half - 1} & set(range(half)))
     table = ", ".join(f"θ_{i} = {measured[i]:.6f} ({theta[i]:.6f})" for i in planes)
     return finding(
@@ -307,90 +618,201 @@ def describe_law(measured: np.ndarray, dim: int, base: float) -> str:
     return "the measured θ_i follow none of the usual formulas."
 
 
-def precision(cause: Precision, positions: np.ndarray, errors: np.ndarray) -> Finding:
-    subject = {
-        "angles": "the angles m·θ_i are computed in low precision",
-        "theta": "the frequencies θ_i are rounded to a low precision",
-        "positions": "the positions are rounded to a low precision",
-        "tables": "cos and sin (or the output) are rounded to a low precision",
-    }[cause.where]
+_PRECISION_SUBJECT = {
+    "angles": "the angles m·θ_i are computed in low precision",
+    "theta": "the frequencies θ_i are rounded to a low precision",
+    "positions": "the positions are rounded to a low precision",
+    "tables": "cos and sin (or the output) are rounded to a low precision",
+}
+
+
+def _exponent(unit: float) -> str:
+    return f"2^{round(math.log2(unit))}"
+
+
+def precision(
+    cause: Precision, positions: np.ndarray, errors: np.ndarray, used: list[tuple[int, int]]
+) -> Finding:
+    """``errors[k]``: max |M(m) - R(m)| at ``positions[k]``; ``used``: (position, the position
+    it turned as) for rounded positions. Only errors far above rounding noise are quoted, at
+    two significant digits."""
+    dtype, where = cause.dtype, cause.where
     behaviour = (
         "exact at position 0, off by about the same amount at every other position"
-        if cause.where == "tables"
+        if where == "tables"
         else "exact at position 0, wrong at large positions"
     )
     order = np.argsort(positions)
     positions, errors = positions[order], errors[order]
     finite = np.isfinite(errors)
     parts = []
-    for p in (1, positions[finite].max(initial=0)):
-        hit = np.flatnonzero((positions == p) & finite)
-        if hit.size:
-            parts.append(f"{errors[hit[0]]:.1e} at position {p}")
-    evidence = "error " + ", ".join(parts)
+    if where == "positions" and used:
+        moved = [f"{p} as {u}" for p, u in used if p != u]
+        parts.append(
+            "read off the angles, positions turn as their "
+            f"{dtype} roundings: {_shorten(', '.join(moved), 100)}"
+        )
+    largest = positions[finite].max(initial=0)
+    if largest > 0:
+        parts.append(
+            f"error {significant(errors[positions == largest][0], 2)} at position {largest}"
+        )
     above = np.flatnonzero(~finite | (errors > 1e-3))
     if above.size:
         k = above[0]
-        value = "NaN or infinity" if not finite[k] else f"{errors[k]:.1e}"
-        evidence += f"; first above 1e-3 at position {positions[k]} ({value})"
+        value = "NaN or infinity" if not finite[k] else significant(errors[k], 2)
+        parts.append(f"first above 1e-3 at position {positions[k]} ({value})")
     else:
-        evidence += "; never above 1e-3, but a float64 implementation is exact to 1e-9"
+        parts.append("never above 1e-3, but a float64 implementation is exact to 1e-9")
     if cause.overflow_from is not None:
-        evidence += (
-            f"; NaN or infinity from position {cause.overflow_from} on (float16 stops at "
+        parts.append(
+            f"NaN or infinity from position {cause.overflow_from} on (float16 stops at "
             f"{FLOAT16_MAX:.0f})"
         )
-    evidence += (
-        f". Relative angle error up to {cause.unit_roundoff:.1e} = "
-        f"2^{math.log2(cause.unit_roundoff):.1f}: the signature of {cause.dtype} "
-        f"({_roundoffs()})."
-    )
+    evidence = "; ".join(parts)
+    if where != "positions":
+        others = ", ".join(
+            f"{name} {_exponent(value)}" for name, value in DTYPES.items() if name != dtype
+        )
+        evidence += (
+            f". The relative error of the angles is of the order of {dtype}'s unit roundoff "
+            f"{_exponent(DTYPES[dtype])} ({others})"
+        )
+    evidence += "."
+    if where == "positions":
+        fix = (
+            f"keep the positions integers (int64) or convert them to float32 or float64, "
+            f"never to the model's dtype: position_ids.float(), not position_ids.to(x.dtype). "
+            f"{dtype} holds integers exactly only up to "
+            f"{2 ** (11 if dtype == 'float16' else 8)}."
+        )
+    elif where == "tables":
+        fix = (
+            f"nothing to fix if the model runs in {dtype}: the error does not grow with the "
+            "position. Compared with a float64 reference, return float64 (compute in "
+            "float64 and cast last)."
+        )
+    elif dtype == "float32":
+        fix = (
+            "float32 angles are the common compromise (transformers forms them so). If "
+            "positions this large matter, form θ_i and positions·θ_i in float64, take cos "
+            "and sin there and cast only cos and sin to the model's dtype."
+        )
+    else:
+        fix = (
+            f"form θ_i and the angles positions·θ_i in float32 at least ({dtype} has "
+            f"{'8' if dtype == 'bfloat16' else '11'} significant bits), float64 where it is "
+            "available, and cast only cos and sin to the model's dtype; keep θ_i out of "
+            "buffers that model.to(dtype) converts."
+        )
     return finding(
-        "precision",
-        f"{subject}, likely {cause.dtype}: {behaviour}.",
-        evidence,
-        "compute θ_i and the angles positions·θ_i in float64 (at least float32), take cos and "
-        "sin there, and cast only cos and sin to the model's dtype.",
+        "precision", f"{_PRECISION_SUBJECT[where]}, likely {dtype}: {behaviour}.", evidence, fix
     )
 
 
-def _roundoffs() -> str:
-    return ", ".join(f"{name} {value:.1e}" for name, value in DTYPES.items())
+def in_place(order: str, pairing_layout: str, ctx: Context, example: tuple) -> Finding:
+    """A rotation computed in place: one coordinate of each pair is overwritten, then read."""
+    first, second = layout_pairs(ctx.dim, pairing_layout)
+    a, b = int(first[0]), int(second[0])
+    written, reader = (a, b) if order == "first" else (b, a)
+    position, got, sin = example
+    return finding(
+        "in_place",
+        f"fn writes the rotated coordinate {written} of each pair into x, then reads it to "
+        f"compute coordinate {reader}: the second update sees the already rotated value.",
+        f"the matrix of every pair is [[c, -s], [cs, c - s²]] (determinant c²), the in-place "
+        f"update, to 1e-9: at position {position} coordinate {reader} gets {got:+.4f}·x_"
+        f"{written} where a rotation has sin = {sin:+.4f}; so {_properties(ctx)}; max error "
+        f"{ctx.max_error:.2f}.",
+        "compute both coordinates from the original x before writing either: write into a "
+        "new array (np.empty_like, torch.cat of the two halves), or keep a copy of x1 for "
+        "the second line.",
+    )
 
 
-def not_orthogonal(ctx: Context, context: str = "") -> Finding:
+def scale(ctx: Context, found: Scale) -> Finding:
+    """cos and sin multiplied by factors: the same one (a scaled rotation) or different ones."""
+    if found.uniform:
+        s = found.cos
+        return finding(
+            "scale",
+            f"every cos/sin pair has length {significant(s, 5)} instead of 1: fn rotates "
+            f"and scales every vector by {significant(s, 5)}, and so every score by "
+            f"{significant(s * s, 5)}.",
+            f"at position 0 fn(x) = {significant(s, 5)}·x (exactly x for a rotation); at "
+            f"every position the matrix is {significant(s, 5)} times a rotation, so "
+            f"‖fn(x)‖/‖x‖ = {significant(s, 5)} for every x, and scores stay relative "
+            f"(largest spread {bound(ctx.spread.defect if ctx.spread else 0.0, 1e-9 * s * s)})"
+            ".",
+            "a rotation needs cos² + sin² = 1. If the factor is meant (YaRN's attention "
+            "factor, transformers' attention_scaling), it is a temperature on the scores: "
+            "check the rotation with the factor divided out.",
+        )
+    return finding(
+        "scale",
+        f"cos is multiplied by {significant(found.cos, 5)} and sin by "
+        f"{significant(found.sin, 5)}: a factor applied to one of the two tables and not to "
+        "the other, so no position gives a rotation.",
+        f"at position 0 fn(x) = {significant(found.cos, 5)}·x (the cos factor, read where sin "
+        f"= 0); at positions 1 to 8 the sin entries are {significant(found.sin, 5)}·sin mθ_i; "
+        f"so {_properties(ctx)}.",
+        "multiply cos and sin by the same factor (YaRN's attention factor goes on both, "
+        "cos = emb.cos() * s and sin = emb.sin() * s), or by none.",
+    )
+
+
+_NO_CAUSE_FIX = (
+    "none of the causes the check knows fits, so it has no fix to offer: compare fn with "
+    "ropelab.apply_rope on the unit vectors at positions 0, 1 and 2, and look at what "
+    "differs first (the pairing, the cos and sin of each coordinate, their angles)."
+)
+
+
+def not_orthogonal(ctx: Context, context: str = "", table: str = "") -> Finding:
+    """Norms change and no specific cause fits: the evidence, and no borrowed advice."""
     return finding(
         "not_orthogonal",
-        "fn changes the length of vectors, which a rotation never does, and no cause above "
-        f"explains it{context}.",
-        f"{_properties(ctx)}; max error {ctx.max_error:.2f}.",
-        "give each pair y_a = x_a cos - x_b sin and y_b = x_b cos + x_a sin with "
-        "cos² + sin² = 1, both from the original x: write into a new array, not into x "
-        "while it is still being read.",
+        "fn changes the length of vectors, which a rotation never does, and none of the "
+        f"causes the check knows explains it{context}.",
+        f"{_properties(ctx)}{table}; max error {ctx.max_error:.2f}.",
+        _NO_CAUSE_FIX,
     )
 
 
-def scaled(ctx: Context, scale: float) -> Finding:
-    """Every cos and sin multiplied by one factor: lengths scale by it, scores by its square."""
-    return finding(
-        "not_orthogonal",
-        f"every cos/sin pair has length {scale:.4f} instead of 1: fn rotates and scales "
-        f"every vector by {scale:.4f}, and so every score by {scale**2:.4f}.",
-        f"{_properties(ctx)}.",
-        "a rotation needs cos² + sin² = 1. If the factor is meant (YaRN's attention "
-        "factor, transformers' attention_scaling), it is a temperature on the scores: check "
-        "the rotation with the factor divided out.",
-    )
-
-
-def not_relative(ctx: Context, context: str = "") -> Finding:
+def not_relative(ctx: Context, calls: tuple | None = None, state: float | None = None) -> Finding:
+    """Scores depend on more than m - n. ``calls``: (position, largest position of one call,
+    largest of the other, difference) when two calls disagree about the same row; ``state``:
+    the difference between the first call and the same call repeated at the end."""
+    if state is not None:
+        return finding(
+            "not_relative",
+            "fn keeps state between calls that changes its rotation: the same call gives "
+            "another output after calls at larger positions.",
+            f"the first call (rows at positions 0 to 8), repeated after calls up to position "
+            f"{2**20}, changes by {state:.2f}; a key cached before that would no longer match "
+            f"a query rotated after it; {_properties(ctx)}.",
+            "a position's angles must never change once used: when a cos/sin cache grows, "
+            "keep the rows it has (a dynamic base recomputed for the whole cache breaks "
+            "every key already cached).",
+        )
+    if calls is not None:
+        position, low, high, diff = calls
+        return finding(
+            "not_relative",
+            "fn rotates a row according to the rest of the call, not only its position: "
+            "the same row at the same position comes out differently in different calls.",
+            f"a row at position {position} in a call whose largest position is {low} and in "
+            f"one whose largest is {high} differ by {diff:.2f}; {_properties(ctx)}.",
+            "compute the angles of each row from its own position only: nothing may depend "
+            "on the call's length or largest position (a dynamic base computed per call "
+            "does), or a key cached in one call and a query rotated in another disagree.",
+        )
     return finding(
         "not_relative",
-        "the score of q at m and k at n depends on more than m - n, and no cause above "
-        f"explains it{context}.",
+        "the score of q at m and k at n depends on more than m - n, and none of the causes "
+        "the check knows explains it.",
         f"{_properties(ctx)}; max error {ctx.max_error:.2f}.",
-        "make every angle m·θ_i with fixed θ_i: nothing may depend on the rest of the call "
-        "(its length, its largest position), as a dynamic base does.",
+        _NO_CAUSE_FIX,
     )
 
 
@@ -403,20 +825,27 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "CallContext",
     "Context",
+    "batch_axes",
     "describe_law",
     "direction",
+    "direction_one_coordinate",
     "exception",
     "frequencies",
     "identity",
+    "in_place",
     "not_orthogonal",
     "not_relative",
     "other_layout",
     "pairing",
+    "per_coordinate_table",
     "positions_cause",
     "positions_ignored",
     "precision",
     "row_order",
+    "scale",
     "shape",
+    "single_token",
     "table_mismatch",
 ]

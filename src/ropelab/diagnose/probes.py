@@ -1,6 +1,8 @@
 """Calling the implementation under test safely, on inputs the diagnoser builds itself.
 
-Every call gets fresh copies (an implementation that writes into its input cannot spoil the
+``fn`` is called as ``fn(x, positions)`` with ``x`` of shape ``(seq, dim)`` and positions
+``(seq,)``, or, for a batched implementation, with ``x`` of shape ``(batch, heads, seq, dim)``
+and positions ``(batch, seq)`` (transformers' q, k and ``position_ids``). Every call gets fresh copies (an implementation that writes into its input cannot spoil the
 next probe), runs with numpy and Python warnings silenced (a float16 overflow is evidence, not
 noise), and its output is converted to a float64 numpy array; a torch tensor is detached and
 moved to the CPU without importing torch here. An exception raised by the implementation is
@@ -40,6 +42,18 @@ PAIR_GROUPS = (
     ((0, 5), (3, 8)),
 )
 
+#: How implementations are called besides whole sequences (issue 24): one token at a small and
+#: at a large position (a decode step of a key-cache loop), and the first call again after all
+#: others (a cache that grew, or state kept between calls, must not change it).
+SINGLE_POSITIONS = (5, 2**20 - 1)
+
+#: The batch probe of a batched implementation: x of shape (2, 4, 4, dim), positions (2, 4),
+#: different in the two sequences. heads == seq, so a table broadcast over the head axis
+#: instead of the sequence axis (a wrong unsqueeze_dim) runs without an error; every position
+#: is one of MATRIX_POSITIONS, so each row is checked against fn's own matrices.
+BATCH_HEADS = 4
+BATCH_POSITIONS = np.array([[0, 1, 2, 3], [5, 8, 15, 31]], dtype=np.int64)
+
 SEED = 20240314
 
 
@@ -52,6 +66,13 @@ class Outcome:
     output: np.ndarray | None
     error: str | None = None  # "TypeName: message" when fn raised
     shape_problem: str | None = None  # when the output is not a real array of x's shape
+    called_shape: tuple[int, ...] | None = None  # the shape fn received, when not x's
+    output_shape: tuple[int, ...] | None = None  # the shape fn returned, when it had one
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        """The shape of the x that fn received."""
+        return self.called_shape if self.called_shape is not None else self.x.shape
 
     @property
     def usable(self) -> bool:
@@ -65,21 +86,46 @@ class Outcome:
 
 
 class Prober:
-    """Calls ``fn`` and counts the calls."""
+    """Calls ``fn`` and counts the calls; ``batched``: fn takes (batch, heads, seq, dim)."""
 
-    def __init__(self, fn: Callable[[np.ndarray, np.ndarray], Any], dim: int) -> None:
+    def __init__(
+        self, fn: Callable[[np.ndarray, np.ndarray], Any], dim: int, batched: bool = False
+    ) -> None:
         self.fn = fn
         self.dim = dim
+        self.batched = batched
         self.calls = 0
+        self.history: list[int] = []  # the largest position of every call, in order
         self.rng = np.random.default_rng(SEED)
 
     def random_rows(self, count: int) -> np.ndarray:
         return self.rng.standard_normal((count, self.dim))
 
     def call(self, x: np.ndarray, positions: np.ndarray) -> Outcome:
+        """fn on rows ``x`` (seq, dim) at ``positions`` (seq,); a batched fn gets them as one
+        sequence of one head, (1, 1, seq, dim) and (1, seq), and its output is read back."""
+        x = np.array(x, dtype=np.float64)
+        positions = np.array(positions, dtype=np.int64)
+        if not self.batched:
+            return self.call_shaped(x, positions)
+        outcome = self.call_shaped(x[None, None], positions[None])
+        output = None if outcome.output is None else outcome.output[0, 0]
+        return Outcome(
+            x,
+            positions,
+            output,
+            outcome.error,
+            outcome.shape_problem,
+            outcome.x.shape,
+            outcome.output_shape,
+        )
+
+    def call_shaped(self, x: np.ndarray, positions: np.ndarray) -> Outcome:
+        """fn on ``x`` and ``positions`` exactly as given (float64 and int64 copies)."""
         x = np.array(x, dtype=np.float64)
         positions = np.array(positions, dtype=np.int64)
         self.calls += 1
+        self.history.append(int(positions.max()))
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
@@ -90,7 +136,9 @@ class Prober:
                 x, positions, None, error=f"{type(error).__name__}: {text[0] if text else ''}"
             )
         output, problem = _to_float64(raw, x.shape)
-        return Outcome(x, positions, output, shape_problem=problem)
+        shape = getattr(raw, "shape", None)
+        shape = tuple(int(n) for n in shape) if shape is not None else None
+        return Outcome(x, positions, output, shape_problem=problem, output_shape=shape)
 
     def matrix(self, position: int) -> Outcome:
         """One call with the ``dim`` unit vectors at ``position``: output row j is fn(e_j)."""

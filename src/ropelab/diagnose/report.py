@@ -10,19 +10,26 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
+
 #: The codes a finding can carry, one per root cause (chapter 3A, "Find the bug"):
 #:
 #: * ``shape``: the output's shape differs from the input's, it is not real, or not finite.
 #: * ``identity``: fn returns its input unrotated.
 #: * ``pairing``: an exact rotation, but of another pairing than the declared layout.
-#: * ``table_mismatch``: the cos/sin table is laid out for one pairing and the rotation pairs
-#:   coordinates the other way.
-#: * ``direction``: rotates by −mθ_i instead of +mθ_i.
-#: * ``frequencies``: wrong θ_i (the message gives the measured ones).
-#: * ``positions``: ignores the given positions, offsets them, or reads some as others.
-#: * ``precision``: angles or tables computed in a low precision.
+#: * ``table_mismatch``: the cos/sin table does not give both coordinates of a pair one angle
+#:   (laid out for the other pairing, or one frequency per coordinate).
+#: * ``direction``: a sin term with the wrong sign: in both coordinates of a pair (rotates
+#:   by −mθ_i) or in one (the pair is no longer rotated).
+#: * ``frequencies``: wrong θ_i (the message gives the measured ones; planes at 0 included).
+#: * ``positions``: a row is rotated as another position than its own: positions ignored,
+#:   offset, clamped or wrapped, or misread in one-token calls, in a cache that grows, for
+#:   positions that are not contiguous, or across the batch and head axes.
+#: * ``precision``: angles, frequencies, positions or tables computed in a low precision.
+#: * ``scale``: cos and sin (or the output) multiplied by a factor, the same or different.
+#: * ``in_place``: a coordinate overwritten in x and then read to compute its partner.
 #: * ``not_orthogonal``: norms change and no cause above explains it.
-#: * ``not_relative``: scores depend on more than m − n and no cause above explains it.
+#: * ``not_relative``: scores depend on more than m − n: calls that disagree about the same
+#:   row, state kept between calls, or no cause above.
 #: * ``exception``: fn raised an exception (the message quotes it).
 CODES = (
     "shape",
@@ -33,6 +40,8 @@ CODES = (
     "frequencies",
     "positions",
     "precision",
+    "scale",
+    "in_place",
     "not_orthogonal",
     "not_relative",
     "exception",
@@ -70,7 +79,9 @@ class Diagnosis:
         layout, dim, base: what the implementation was checked against.
         calls: how many times ``fn`` was called.
         max_error: the largest difference from the exact rotation over all probes, relative
-            to the input's norm (NaN when ``fn`` could not be compared at all).
+            to the input's norm (NaN when ``fn`` could not be compared at all). The report
+            states it against the tolerance 1e-9, never as a raw number: below it, the
+            value is rounding and differs from one CPU to the next.
         positions: the largest position probed.
     """
 
@@ -96,8 +107,8 @@ class Diagnosis:
         head = f"RoPE check (layout {self.layout!r}, dim {self.dim}, base {self.base:g}): "
         if self.ok:
             body = (
-                f"fn is the exact rotation: max relative error {self.max_error:.1e} at "
-                f"positions 0 to {self.positions} ({self.calls} calls)."
+                f"fn is the exact rotation: relative error {_below(self.max_error)} "
+                f"at positions 0 to {self.positions} ({self.calls} calls)."
             )
             return textwrap.fill(head + "OK.", WIDTH) + "\n" + textwrap.fill(body, WIDTH)
         count = len(self.findings)
@@ -113,3 +124,8 @@ def _wrap_block(label: str, message: str) -> str:
         first = f"{label} {paragraph}" if number == 0 else f"  {paragraph}"
         out.append(textwrap.fill(first, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
     return "\n".join(out)
+
+
+def _below(value: float) -> str:
+    """The error of an OK report against the verdict's tolerance: never a raw rounding."""
+    return "below 1e-9" if value <= 1e-9 else f"{value:.1e}"

@@ -75,13 +75,22 @@ def coupling_pairs(
     partners = [np.flatnonzero(coupled[r]) for r in range(dim)]
     if all(p.size == 0 for p in partners):
         return "diagonal", []
-    if any(p.size != 1 for p in partners):
+    if any(p.size > 1 for p in partners):
         return "general", []
-    pairs = sorted({(min(r, int(p[0])), max(r, int(p[0]))) for r, p in enumerate(partners)})
+    pairs = sorted(
+        {(min(r, int(p[0])), max(r, int(p[0]))) for r, p in enumerate(partners) if p.size}
+    )
+    alone = {r for r, p in enumerate(partners) if p.size == 0}
     for layout in (prefer, other_layout(prefer)):
         first, second = layout_pairs(dim, layout)
-        if set(zip(first.tolist(), second.tolist(), strict=True)) == set(pairs):
+        planes = set(zip(first.tolist(), second.tolist(), strict=True))
+        # coordinates coupled to nothing are planes that never turn (frequency 0), if they
+        # fill whole planes of this layout
+        still = {(a, b) for a, b in planes if a in alone and b in alone}
+        if set(pairs) | still == planes and len(pairs) + len(still) == len(planes):
             return layout, [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
+    if alone:
+        return "general", []
     return "other", pairs
 
 
@@ -114,6 +123,82 @@ def _repeats_as(angles: np.ndarray, amplitudes: np.ndarray, layout: str) -> bool
     same_angle = np.abs(wrap(angles[:, first] - angles[:, second])) <= TABLE_TOL
     same_size = np.abs(amplitudes[:, first] - amplitudes[:, second]) <= TABLE_TOL
     return bool(np.all(same_angle & same_size))
+
+
+@dataclass(frozen=True)
+class Scale:
+    """cos multiplied by ``cos`` and sin by ``sin`` in every plane (1 and 1: a rotation)."""
+
+    cos: float
+    sin: float
+
+    @property
+    def uniform(self) -> bool:
+        return abs(self.cos - self.sin) <= 1e-6 * abs(self.cos)
+
+
+def read_scale(
+    matrices: np.ndarray, positions: list[int], pairs: list[tuple[int, int]]
+) -> Scale | None:
+    r"""The factors on cos and on sin, when the matrices are rotations with scaled entries.
+
+    At position 0 every angle is 0, so ``M(0) = a·I`` gives the factor *a* on cos exactly, in
+    any floating-point type. At small positions each pair has :math:`M_{aa} = a\cos\psi`
+    and :math:`M_{ab} = -b\sin\psi`, so :math:`b = |M_{ab}| / \sqrt{1 - (M_{aa}/a)^2}`.
+    Returns ``None`` when M(0) is not a multiple of the identity or the estimates of *b*
+    disagree (no single pair of factors explains the matrices).
+    """
+    if 0 not in positions:
+        return None
+    zero = matrices[positions.index(0)]
+    a = float(np.mean(np.diag(zero)))
+    if a == 0 or np.abs(zero - a * np.eye(len(zero))).max() > 1e-9 * abs(a):
+        return None
+    estimates = []
+    for k, position in enumerate(positions):
+        if not 1 <= position <= 8:
+            continue
+        for r, partner in pairs:
+            for row, col in ((r, partner), (partner, r)):
+                c = matrices[k, row, row] / a
+                if abs(c) < 0.95:
+                    estimates.append(abs(matrices[k, row, col]) / np.sqrt(1.0 - c * c))
+    if not estimates:
+        return None
+    b = float(np.median(estimates))
+    if np.ptp(estimates) > 1e-6 * b:
+        return None
+    return Scale(a, b)
+
+
+def unscale(matrices: np.ndarray, scale: Scale) -> np.ndarray:
+    """The matrices with the factor on cos (diagonal) and on sin (off-diagonal) divided out."""
+    dim = matrices.shape[-1]
+    eye = np.eye(dim, dtype=bool)
+    return np.where(eye, matrices / scale.cos, matrices / scale.sin)
+
+
+def in_place_order(matrices: np.ndarray, pairs: list[tuple[int, int]]) -> str | None:
+    r"""``"first"`` or ``"second"`` when every pair's matrix is that of a rotation computed
+    in place, the named coordinate written first and then read for the other:
+
+    .. math:: y_a = c x_a - s x_b,\quad y_b = c x_b + s y_a
+        \;\Rightarrow\; M = \begin{pmatrix} c & -s\\ cs & c - s^2\end{pmatrix}
+
+    (``"first"``; ``"second"`` is the mirror image). ``None`` when the pattern does not hold.
+    """
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    m_aa, m_ab = matrices[:, a, a], matrices[:, a, b]
+    m_ba, m_bb = matrices[:, b, a], matrices[:, b, b]
+    if not np.any(np.abs(m_ab) > 1e-6):
+        return None
+    tol = 1e-9
+    first = np.abs(m_ba + m_ab * m_aa).max() <= tol and np.abs(m_bb - m_aa + m_ab**2).max() <= tol
+    if first:
+        return "first"
+    second = np.abs(m_ab + m_ba * m_bb).max() <= tol and np.abs(m_aa - m_bb + m_ba**2).max() <= tol
+    return "second" if second else None
 
 
 def plane_angles(structure: Structure, layout: str) -> np.ndarray:
