@@ -237,3 +237,37 @@ def test_bad_input_raises_value_error():
         hb.qk_parameters("gpt2")
     with pytest.raises(ValueError, match="prompt"):
         hb.cache_gaps(PLAIN, 16, prompt=50, total=40)
+
+
+# --- 10. the cheat sheet's key map and required keys --------------------------------------
+
+
+def test_required_keys_per_rope_type():
+    from ropelab import extension
+
+    found = {}
+    for method in extension.METHODS:
+        config, _ = extension.method_config(method, 128, 10000.0, 4096, 16384)
+        found[method] = hb.required_keys(config["rope_parameters"], 16384)
+    assert found == {
+        "PI": ["factor"],
+        "NTK-aware": [],
+        "dynamic NTK": ["factor"],
+        "YaRN": ["factor"],
+        "Llama 3": ["factor", "low_freq_factor", "high_freq_factor"],
+        "LongRoPE": ["short_factor", "long_factor"],
+    }
+
+
+def test_config_key_map():
+    rows = hb.config_key_map()
+    m = 0.1 * math.log(40) + 1
+    assert rows["rotary_pct"].endswith(f"{96 // 4} coordinates rotate")
+    assert rows["partial_rotary_factor"].endswith(f"{128 // 2} coordinates rotate")
+    assert rows["qk_rope_head_dim"].endswith("64 coordinates rotate")
+    assert "rope_theta 500000" in rows["rope_scaling"] and "factor 2" in rows["rope_scaling"]
+    assert rows["mscale / mscale_all_dim"].startswith(f"cos/sin factor {m:.4f}")
+    assert "1.0000 with both 0.707" in rows["mscale / mscale_all_dim"]
+    assert rows["attention_factor"].startswith("given 1.0: cos/sin factor 1.0000")
+    planes = int(rows["truncate"].split("; ")[1].split()[0])
+    assert 0 < planes < 64

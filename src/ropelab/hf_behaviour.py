@@ -702,3 +702,97 @@ def qk_parameters(family: str) -> dict[str, tuple[int, ...]]:
         for name, p in attention.named_parameters()
         if name.split(".")[0] in ("q_proj", "k_proj", "q_norm", "k_norm")
     }
+
+
+def required_keys(rope_parameters: dict[str, Any], max_position_embeddings: int) -> list[str]:
+    """The keys of ``rope_parameters`` that transformers' ``LlamaConfig`` cannot do without:
+    each key (but ``rope_type``) is left out in turn, and the ones whose absence raises are
+    returned, in the order given. Checked with the other keys as given."""
+    from transformers import LlamaConfig
+
+    if "rope_type" not in rope_parameters:
+        raise ValueError(f"rope_parameters must name its rope_type, got {rope_parameters!r}")
+    required = []
+    for key in rope_parameters:
+        if key == "rope_type":
+            continue
+        partial = {k: v for k, v in rope_parameters.items() if k != key}
+        try:
+            with quiet_transformers():
+                LlamaConfig(
+                    hidden_size=256,
+                    num_attention_heads=2,
+                    max_position_embeddings=max_position_embeddings,
+                    rope_parameters=partial,
+                )
+        except Exception:
+            required.append(key)
+    return required
+
+
+def config_key_map() -> dict[str, str]:
+    """What transformers 5.23 does with each rope key of a released config, one line each,
+    measured by building the config (and its rotary embedding) with and without the key:
+
+    ``rope_scaling`` (transformers 4 spelling, base at the top level) becomes
+    ``rope_parameters``; ``rotary_pct`` (GPT-NeoX), ``partial_rotary_factor`` (Phi and others)
+    and ``qk_rope_head_dim`` (DeepSeek) set the rotated part of a head; ``mscale`` /
+    ``mscale_all_dim`` and ``attention_factor`` set YaRN's cos/sin factor; ``truncate``
+    whether YaRN's ramp ends on whole planes.
+    """
+    import math
+
+    from transformers import DeepseekV3Config, GPTNeoXConfig, LlamaConfig, PhiConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+    from transformers.models.phi.modeling_phi import PhiRotaryEmbedding
+
+    rows: dict[str, str] = {}
+    with quiet_transformers():
+        v4 = LlamaConfig(
+            rope_theta=500000.0,
+            rope_scaling={"rope_type": "linear", "factor": 2.0},
+        )
+        rows["rope_scaling"] = "read into rope_parameters with rope_theta: " + ", ".join(
+            f"{k} {v:g}" for k, v in v4.rope_parameters.items() if k != "rope_type"
+        )
+        neox = GPTNeoXConfig(hidden_size=384, num_attention_heads=4, rotary_pct=0.25)
+        rotated = 2 * GPTNeoXRotaryEmbedding(neox).inv_freq.numel()
+        rows["rotary_pct"] = f"0.25 of a head of 96: {rotated} coordinates rotate"
+        phi = PhiConfig(hidden_size=256, num_attention_heads=2, partial_rotary_factor=0.5)
+        rotated = 2 * PhiRotaryEmbedding(phi).inv_freq.numel()
+        rows["partial_rotary_factor"] = f"0.5 of a head of 128: {rotated} coordinates rotate"
+        ds = DeepseekV3Config(qk_rope_head_dim=64, qk_nope_head_dim=128)
+        rotated = 2 * DeepseekV3RotaryEmbedding(ds).inv_freq.numel()
+        rows["qk_rope_head_dim"] = f"64 in a q/k head of 192: {rotated} coordinates rotate"
+
+        def yarn(**extra: Any) -> tuple[Any, float]:
+            params = {
+                "rope_type": "yarn",
+                "rope_theta": 10000.0,
+                "factor": 40.0,
+                "original_max_position_embeddings": 4096,
+                **extra,
+            }
+            config = LlamaConfig(
+                hidden_size=256,
+                num_attention_heads=2,
+                max_position_embeddings=163840,
+                rope_parameters=params,
+            )
+            return ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+
+        _, plain = yarn()
+        _, equal = yarn(mscale=0.707, mscale_all_dim=0.707)
+        rows["mscale / mscale_all_dim"] = (
+            f"cos/sin factor {plain:.4f} (0.1 ln s + 1 = {0.1 * math.log(40) + 1:.4f}) "
+            f"without them, {equal:.4f} with both 0.707"
+        )
+        _, given = yarn(attention_factor=1.0)
+        rows["attention_factor"] = f"given 1.0: cos/sin factor {given:.4f} instead of {plain:.4f}"
+        whole, _ = yarn()
+        exact, _ = yarn(truncate=False)
+        moved = int((whole != exact).sum())
+        rows["truncate"] = f"false: the ramp ends between planes; {moved} of 64 planes change"
+    return rows
