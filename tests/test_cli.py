@@ -47,7 +47,7 @@ def test_the_module_runs_as_a_program():
         check=False,
     )
     assert done.returncode == 0
-    assert "9 layers without RoPE (NoPE): no_rope_layers" in done.stdout
+    assert "9 layers without RoPE (NoPE):\n    no_rope_layers" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_the_module_runs_as_a_program():
         ('{"num_attention_heads": 4}', "head_dim, or hidden_size and num_attention_heads"),
         (
             '{"head_dim": 64, "rope_scaling": {"rope_type": "linear"}}',
-            "['factor'] is required for rope_type 'linear'",
+            "rope_scaling['factor'] is required for rope_type 'linear'",
         ),
         ('{"head_dim": 64, "rope_theta": -1}', "rope_theta"),
     ],

@@ -172,8 +172,10 @@ class RopeDescription:
         for layer in self.layers:
             lines.extend(layer.lines(self.num_layers))
         if self.nope_layers:
-            why = f": {'; '.join(self.nope_reasons)}" if self.nope_reasons else ""
-            lines.extend(_wrap([f"  {len(self.nope_layers)} layers without RoPE (NoPE){why}"], ""))
+            colon = ":" if self.nope_reasons else ""
+            lines.append(f"  {len(self.nope_layers)} layers without RoPE (NoPE){colon}")
+            if self.nope_reasons:
+                lines.extend(_wrap(list(self.nope_reasons), "    "))
         if self.softmax_scale != 1.0:
             lines.append(f"  softmax scale 1/sqrt({self.head_dim}) x {self.softmax_scale:.6f}")
         temp = self.query_temperature
@@ -300,6 +302,16 @@ def _name(config: Any, fields: RopeFields) -> str:
     return fields.model_type
 
 
+def _released_key(config: Any, message: str) -> str:
+    """``message`` with ``rope_parameters[`` read as ``rope_scaling[`` when the released file
+    spells its rope dict ``rope_scaling`` (the normalised form always says rope_parameters)."""
+    raw = config if isinstance(config, dict) else {}
+    text = raw.get("text_config") if isinstance(raw.get("text_config"), dict) else raw
+    if text.get("rope_scaling") and message.startswith("rope_parameters["):
+        return "rope_scaling[" + message[len("rope_parameters[") :]
+    return message
+
+
 def describe_config(config: Any, seq_len: int | None = None) -> RopeDescription:
     """Decode a released ``config.json`` (mapping or transformers config) into a report.
 
@@ -314,7 +326,10 @@ def describe_config(config: Any, seq_len: int | None = None) -> RopeDescription:
         A :class:`RopeDescription`; ``print`` it for the report.
     """
     fields = normalize_config(config)
-    layers = tuple(_describe_layer(entry, seq_len) for entry in fields.layers)
+    try:
+        layers = tuple(_describe_layer(entry, seq_len) for entry in fields.layers)
+    except ValueError as error:  # name the key the released file uses
+        raise ValueError(_released_key(config, str(error))) from None
     return RopeDescription(
         name=_name(config, fields),
         model_type=fields.model_type,
