@@ -271,3 +271,13 @@ def test_config_key_map():
     assert rows["attention_factor"].startswith("given 1.0: cos/sin factor 1.0000")
     planes = int(rows["truncate"].split("; ")[1].split()[0])
     assert 0 < planes < 64
+
+
+def test_chapter_3a_case_base_10000_head_64():
+    """Chapter 3A's precision table (base 10,000, heads of 64): after the cast the cos error
+    is 0.43 at position 1,000 and about 2 at 16,383, for the same reason."""
+    cast = hb.cast_cos_errors([1, 1000, 16383], base=10000.0, head_dim=64, how="to")
+    assert cast.inv_freq_dtype == "bfloat16"
+    assert cast.cos_error[0] < 0.01
+    assert cast.cos_error[1] == pytest.approx(0.43, abs=0.02)
+    assert cast.cos_error[2] > 1.9
