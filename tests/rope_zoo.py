@@ -522,6 +522,29 @@ def torch_first_sequence_positions(x, positions, base=BASE):
     return q * emb.cos() + _rotate_half(q) * emb.sin()
 
 
+class DynamicCacheRebuilt(GrowingCache):
+    """not_relative (state kept between calls): a dynamic NTK cache that, when a position
+    passes the trained length, rebuilds the whole cos/sin cache with the larger base, so
+    the positions already used (the keys in a KV cache) change their angles."""
+
+    __name__ = "numpy_dynamic_cache_rebuilt"
+    trained, factor = 4096, 2.0
+
+    def __call__(self, x, positions, base=BASE):
+        d = x.shape[-1]
+        needed = int(positions.max()) + 1
+        if self.key != (d, base) or needed > len(self.cos):
+            self.key = (d, base)
+            if needed > self.trained:  # the base for the new length, for every position
+                scale = (self.factor * needed / self.trained) - (self.factor - 1)
+                base = base * scale ** (d / (d - 2))
+            self.cos = self.sin = np.empty((0, d))
+            self.extend(needed, d, base)
+        half = d // 2
+        rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+        return x * self.cos[positions] + rotated * self.sin[positions]
+
+
 def numpy_sin_off_by_one(x, positions, base=BASE):
     """not_orthogonal (no specific cause): cos read at positions and sin at positions + 1,
     an off-by-one in one of two cache lookups."""
@@ -637,6 +660,7 @@ BROKEN = [
     Case(numpy_scaled_output, "half", "scale", "numpy", new=True),
     Case(torch_fp16_positions, "half", "precision", "torch", new=True),
     Case(numpy_partial_by_accident, "interleaved", "frequencies", "numpy", new=True),
+    Case(DynamicCacheRebuilt(), "half", "not_relative", "numpy", new=True),
     Case(numpy_sin_off_by_one, "half", "not_orthogonal", "numpy", new=True),
     Case(torch_cos_sin_from_two_sources, "half", "not_orthogonal", "torch", new=True),
 ]

@@ -48,8 +48,7 @@ def exact_rows(x: np.ndarray, positions: np.ndarray, layout: str, base: float = 
 @pytest.fixture(scope="module")
 def diagnoses() -> dict[tuple[str, str], Diagnosis]:
     return {
-        (c.name, c.layout): diagnose_rope(c.fn, layout=c.layout, batched=c.batched)
-        for c in CASES
+        (c.name, c.layout): diagnose_rope(c.fn, layout=c.layout, batched=c.batched) for c in CASES
     }
 
 
@@ -246,7 +245,7 @@ def test_yarn_table_is_scaled_and_has_other_frequencies():
         return apply_rotary_pos_emb(q, q, cos, sin)[0][0, 0]
 
     diagnosis = diagnose_rope(yarn, layout="half")
-    assert diagnosis.codes == ["not_orthogonal", "frequencies"]
+    assert diagnosis.codes == ["scale", "frequencies"]
     factor = 0.1 * math.log(4.0) + 1.0  # YaRN's attention factor
     assert f"length {factor:.4f} instead of 1" in diagnosis.findings[0].message
     # YaRN keeps the fastest plane and divides the slowest by the factor (up to float32)
@@ -258,7 +257,8 @@ def test_yarn_table_is_scaled_and_has_other_frequencies():
 def test_exception_quotes_the_message_and_how_far_it_ran(diagnoses):
     message = report(diagnoses, zoo.numpy_short_cache, "interleaved").findings[0].message
     assert "IndexError: index 8191 is out of bounds" in message
-    assert "ran for positions up to 4095" in message
+    assert "earlier calls with positions up to 4095 ran" in message
+    assert "a table of 4096 positions stops between positions 4095" in message
     message = report(diagnoses, zoo.torch_numpy_positions, "half").findings[0].message
     assert "AttributeError" in message and "'float'" in message
 
@@ -337,9 +337,9 @@ def test_two_dimensions_have_one_pairing(layout):
     assert wrong.codes == ["direction"]
 
 
-def test_scaled_table_is_not_orthogonal_with_its_factor():
+def test_scaled_table_is_a_scale_with_its_factor():
     diagnosis = diagnose_rope(lambda x, p: 1.25 * zoo.numpy_rotate_half(x, p), layout="half")
-    assert diagnosis.codes == ["not_orthogonal"]
+    assert diagnosis.codes == ["scale"]
     assert "length 1.2500 instead of 1" in diagnosis.findings[0].message
     assert "every score by 1.5625" in diagnosis.findings[0].message
 
@@ -478,7 +478,8 @@ def test_an_exception_at_large_positions_only():
 
     diagnosis = diagnose_rope(limited)
     assert diagnosis.codes == ["exception"]
-    assert "ran for positions up to 65535" in diagnosis.findings[0].message
+    assert "earlier calls with positions up to 65535 ran" in diagnosis.findings[0].message
+    assert "fn stops between positions 65535" in diagnosis.findings[0].message
 
 
 def test_nan_at_small_positions_is_a_shape_finding():
@@ -509,7 +510,7 @@ def test_calls_are_counted_and_inputs_are_fresh_copies():
 
 
 def test_finding_codes_are_a_fixed_vocabulary():
-    assert len(set(CODES)) == len(CODES) == 11
+    assert len(set(CODES)) == len(CODES) == 13
     with pytest.raises(ValueError, match=r"^code must be one of"):
         Finding("bug", "text")
 
@@ -596,3 +597,283 @@ def test_score_spread_picks_the_worst_group():
     spread = score_spread({(0, 1): 0.5, (1, 2): 0.5, (0, 2): 0.1, (3, 5): 0.4, (7, 7): 1.0})
     assert spread.distance == 2
     assert spread.defect == pytest.approx(0.3)
+
+
+# ------------------------------------------------------------------------- issue 24: real code
+
+
+#: The positions of the diagnoser's first call, as chapter 3A documents them.
+FIRST_CALL = [3, 0, 5, 1, 8, 2]
+
+
+def message_of(diagnoses, fn, layout) -> str:
+    if isinstance(fn, type):  # a stateful implementation: the zoo holds its instance
+        fn = next(c.fn for c in CASES if isinstance(c.fn, fn))
+    diagnosis = report(diagnoses, fn, layout)
+    assert len(diagnosis.findings) == 1, str(diagnosis)
+    return diagnosis.findings[0].message
+
+
+def test_right_code_in_other_styles_gets_no_finding(diagnoses):
+    # the new styles (einsum of 2x2 blocks, GPT-J, a growing cache, batched, transformers'
+    # two pieces through the adapter) are in CORRECT; this checks they were run as such
+    new = [c for c in zoo.CORRECT if c.new]
+    assert len(new) == 5 and {c.batched for c in new} == {True, False}
+    for case in new:
+        assert report(diagnoses, case.fn, case.layout).ok
+
+
+def test_a_decode_step_that_slices_the_table_is_found_by_one_token_calls(diagnoses):
+    message = message_of(diagnoses, zoo.numpy_decode_step_from_start, "half")
+    assert "one row (x of shape (1, dim)) at position 5: rotated as position 0" in message
+    assert f"at position {2**20 - 1}: rotated as position 0" in message
+    assert "cos[:seq_len]" in message and "cos[positions]" in message
+    # the distance quoted is |R_5 x - x| / |x| for some x: between 0 and 2
+    distance = float(re.search(r"position 0, ([\d.]+) from", message)[1])
+    assert 0.1 < distance <= 2.0
+
+
+def test_the_one_token_probes_are_what_finds_the_decode_bug(monkeypatch):
+    # without the one-token calls the decode bug passes: the probes, not luck, find it
+    import ropelab.diagnose.api as api
+
+    monkeypatch.setattr(api, "SINGLE_POSITIONS", ())
+    assert diagnose_rope(zoo.numpy_decode_step_from_start, layout="half").ok
+
+
+def test_positions_that_are_not_contiguous_are_read_row_by_row(diagnoses):
+    message = message_of(diagnoses, zoo.torch_start_pos_slice, "interleaved")
+    start = FIRST_CALL[0]
+    used = [start + k for k in range(len(FIRST_CALL))]
+    assert f"rotated as {used}" in message
+    assert f"row k as position {start} + k" in message
+    assert "table[start : start + seq]" in message
+
+
+def test_a_cache_that_grows_from_zero_is_read_from_the_call_history(diagnoses):
+    message = message_of(diagnoses, zoo.GrowingCacheFromZero, "half")
+    # the first call reaches position 8: a cache of 9 rows; the ladder then grows it
+    previous, expected = 8, []
+    for position in LADDER[:4]:
+        expected.append(f"{position} as {position - (previous + 1)} (cache of {previous + 1})")
+        previous = position
+    assert ", ".join(expected) in message
+    assert "arange(old_length, new_length)" in message
+
+
+def test_state_kept_between_calls_is_not_relative(diagnoses):
+    message = message_of(diagnoses, zoo.DynamicCacheRebuilt, "half")
+    assert "keeps state between calls" in message
+    assert f"repeated after calls up to position {2**20}" in message
+
+
+def test_a_table_per_coordinate_quotes_both_angles(diagnoses):
+    message = message_of(diagnoses, zoo.numpy_per_coordinate_table, "half")
+    assert f"coordinate 0 turns by {1.0:.4f}" in message
+    assert f"coordinate 32 by {1e4 ** (-32 / 64):.4f}" in message  # θ_32 = base^(-32/64)
+    assert "np.arange(0, d, 2)" in message
+    assert "in place" not in message
+
+
+def test_a_sign_dropped_on_one_half_is_direction_of_one_coordinate(diagnoses):
+    message = message_of(diagnoses, zoo.torch_rotate_half_dropped_minus, "half")
+    assert "coordinate 0 turned by -1.0000 rad and coordinate 32 by +1.0000" in message
+    assert "not (x2, x1)" in message
+    assert "in place" not in message
+
+
+def test_a_factor_on_cos_only_is_a_scale_with_both_factors(diagnoses):
+    message = message_of(diagnoses, zoo.torch_factor_on_cos_only, "half")
+    assert "cos is multiplied by 1.1386 and sin by 1.0000" in message
+    # the largest length change of cos·1.1386 with sin is 1.1386 (at sin = 0, position 0)
+    assert "ranges from 1.0000 to 1.1386" in message
+    assert "in place" not in message
+
+
+def test_a_small_scale_is_a_scale_not_precision(diagnoses):
+    message = message_of(diagnoses, zoo.numpy_scaled_output, "half")
+    assert "length 1.0100 instead of 1" in message
+    assert f"every score by {1.01**2:.4f}" in message
+    assert "bfloat16" not in message
+
+
+def test_positions_in_float16_are_named_positions_not_theta(diagnoses):
+    message = message_of(diagnoses, zoo.torch_fp16_positions, "half")
+    assert "the positions are rounded" in message and "likely float16" in message
+    for position in (4095, 8191, 32767):
+        assert f"{position} as {int(np.float16(position))}" in message
+    assert "NaN or infinity from position 65535 on" in message
+    assert "θ_i are rounded" not in message
+    assert "position_ids.to(x.dtype)" in message
+
+
+def test_planes_that_never_turn_are_frequencies_with_the_planes(diagnoses):
+    message = message_of(diagnoses, zoo.numpy_partial_by_accident, "interleaved")
+    t = theta(64, 1e4)
+    assert "planes 16 to 31 never turn" in message
+    assert f"is {t[16]:.6f} to {t[31]:.6f}" in message
+    assert "the other 16 planes are right" in message
+
+
+def test_the_batch_probe_finds_the_first_sequence_positions(diagnoses):
+    message = message_of(diagnoses, zoo.torch_first_sequence_positions, "half")
+    assert "positions of the first one" in message
+    # the first wrong row: batch 1, token 0, at the second sequence's first position
+    assert "row (batch 1, head 0, token 0) at position 5 is rotated as 0" in message
+
+
+def test_a_table_broadcast_over_the_heads_is_a_shape_with_the_axis_named():
+    def broadcast_over_heads(x, positions):  # the table's new axis after the sequence axis
+        q = torch.from_numpy(x)
+        freqs = torch.from_numpy(positions).double()[..., None] * zoo._hf_inv_freq(64, 1e4)
+        emb = torch.cat((freqs, freqs), dim=-1)[:, :, None]  # (batch, seq, 1, d)
+        return q * emb.cos() + zoo._rotate_half(q) * emb.sin()
+
+    diagnosis = diagnose_rope(broadcast_over_heads, layout="half", batched=True)
+    # one sequence of one head, (1, 1, seq, d), broadcasts to (1, seq, seq, d)
+    assert diagnosis.codes == ["shape"], str(diagnosis)
+    message = diagnosis.findings[0].message
+    assert "fn returned shape (1, 6, 6, 64) for an input of shape (1, 1, 6, 64)" in message
+    assert "unsqueeze_dim=1" in message
+
+
+def test_unsqueeze_dim_2_is_a_shape_with_the_axis_named(diagnoses):
+    message = message_of(diagnoses, zoo.HF_STYLE_UNSQUEEZE_2, "half")
+    assert "for an input of shape (1, 1, 6, 64)" in message
+    assert "the head axis of the output has the length of the sequence (6)" in message
+
+
+def test_an_exception_only_in_the_batch_probe_names_the_axes():
+    def first_sequence_only(x, positions):
+        if x.shape[0] > 1:
+            raise RuntimeError("The size of tensor a (2) must match the size of tensor b")
+        return zoo.torch_batched_rotate_half(x, positions)
+
+    diagnosis = diagnose_rope(first_sequence_only, layout="half", batched=True)
+    assert diagnosis.codes == ["exception"]
+    message = diagnosis.findings[0].message
+    assert "x of shape (2, 4, 4, 64)" in message and "unsqueeze_dim=1" in message
+
+
+def test_an_exception_only_in_one_token_calls_says_so():
+    def no_single_rows(x, positions):
+        if len(x) == 1:
+            raise IndexError("too many indices for array")
+        return zoo.numpy_rotate_half(x, positions)
+
+    diagnosis = diagnose_rope(no_single_rows, layout="half")
+    assert diagnosis.codes == ["exception"]
+    message = diagnosis.findings[0].message
+    assert "x of shape (1, 64)" in message and "runs on several rows but not on one" in message
+
+
+def test_exception_fixes_follow_the_exception(diagnoses):
+    numpy_attr = message_of(diagnoses, zoo.torch_numpy_positions, "half")
+    assert "torch.from_numpy(x)" in numpy_attr and "cache" not in numpy_attr
+    short = message_of(diagnoses, zoo.numpy_short_cache, "interleaved")
+    assert "a table of 4096 positions" in short
+
+    def unwritten(x, positions):
+        raise NotImplementedError("write your RoPE here")
+
+    message = diagnose_rope(unwritten).findings[0].message
+    assert "Fix: write the rotation" in message and "cache" not in message
+
+
+def test_not_orthogonal_without_a_cause_borrows_no_advice(diagnoses):
+    for fn in (zoo.numpy_sin_off_by_one, zoo.torch_cos_sin_from_two_sources):
+        message = message_of(diagnoses, fn, "half")
+        assert "none of the causes the check knows" in message
+        assert "new array" not in message and "in place" not in message
+        low, high = map(
+            float,
+            re.search(
+                r"cos² \+ sin² of a coordinate ranges from "
+                r"([\d.]+) to ([\d.]+)",
+                message,
+            ).groups(),
+        )
+        assert low < 0.99 and high > 1.01
+
+
+def test_in_place_quotes_cos_times_sin(diagnoses):
+    for fn, layout, partner in [
+        (zoo.numpy_in_place, "half", 32),
+        (zoo.torch_in_place, "interleaved", 1),
+    ]:
+        message = message_of(diagnoses, fn, layout)
+        # in place, coordinate b gets c·s of x_a at position 1 (c = cos 1, s = sin 1)
+        assert f"coordinate {partner} gets {math.cos(1) * math.sin(1):+.4f}·x_0" in message
+        assert f"sin = {math.sin(1):+.4f}" in message
+
+
+def test_precision_fix_follows_the_dtype():
+    message = diagnose_rope(zoo.torch_fp32_angles, layout="half").findings[0].message
+    assert "float32 angles are the common compromise" in message
+    assert "at least float32" not in message
+    message = diagnose_rope(zoo.torch_bf16_angles, layout="half").findings[0].message
+    assert "float32 at least (bfloat16 has 8 significant bits)" in message
+
+
+def test_batched_probes_get_the_shapes_of_transformers():
+    seen = []
+
+    def spy(x, positions):
+        seen.append((x.shape, positions.shape))
+        return zoo.torch_batched_rotate_half(x, positions)
+
+    diagnosis = diagnose_rope(spy, layout="half", batched=True)
+    assert diagnosis.ok
+    assert diagnosis.calls == len(seen)
+    assert all(len(s) == 4 and s[:2] == (1, 1) and p == (1, s[2]) for s, p in seen[:-1])
+    assert seen[-1] == ((2, 4, 4, 64), (2, 4))
+
+
+def test_one_token_calls_and_the_repeated_call_are_made():
+    seen = []
+
+    def spy(x, positions):
+        seen.append(positions.copy())
+        return zoo.numpy_rotate_half(x, positions)
+
+    diagnose_rope(spy, layout="half")
+    singles = [int(p[0]) for p in seen if len(p) == 1]
+    assert singles == [5, 2**20 - 1]
+    assert np.array_equal(seen[-1], seen[0])  # the first call again, last
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.name}-{c.layout}")
+def test_reports_print_no_rounding_noise(case, diagnoses):
+    # issue 21: no number at the rounding level (e-10 and below) in any report
+    text = " ".join(str(report(diagnoses, case.fn, case.layout)).split())
+    for tolerance in ("1e-9", "1e-12"):  # tolerances stated as such
+        text = text.replace(f"below {tolerance}", "").replace(f"to {tolerance}", "")
+    assert not re.search(r"e-(0?9|[1-9]\d)", text), text
+
+
+def test_batched_must_be_a_bool():
+    with pytest.raises(ValueError, match=r"^batched"):
+        diagnose_rope(zoo.numpy_rotate_half, batched="yes")
+
+
+def test_from_cos_sin_checks_its_arguments():
+    from ropelab.diagnose import from_cos_sin
+
+    with pytest.raises(ValueError, match=r"^rotary"):
+        from_cos_sin(None, zoo.hf_style_apply)
+    with pytest.raises(ValueError, match=r"^which"):
+        from_cos_sin(zoo.HFStyleRotary(), zoo.hf_style_apply, which="v")
+
+
+def test_from_cos_sin_rotates_k_too():
+    from ropelab.diagnose import from_cos_sin
+
+    fn = from_cos_sin(zoo.HFStyleRotary(), zoo.hf_style_apply, which="k")
+    assert diagnose_rope(fn, layout="half", batched=True).ok
+
+    def k_with_q(q, k, cos, sin):  # a typo: k's sin term uses q
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        return q * cos + zoo._rotate_half(q) * sin, k * cos + zoo._rotate_half(q) * sin
+
+    fn = from_cos_sin(zoo.HFStyleRotary(), k_with_q, which="k")
+    assert not diagnose_rope(fn, layout="half", batched=True).ok

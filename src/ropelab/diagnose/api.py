@@ -299,11 +299,6 @@ class _Run:
                 found = self._row_positions(row, outcome.output)
                 used = found[0] if found is not None else None
             singles.append((position, used, diff if diff > INCONSISTENT else 0.0))
-        if any(d > 0 for _, _, d in singles):
-            self.call_findings.append(
-                explain.single_token(singles, self.prober.batched, self.layout)
-            )
-
         again = self.prober.call(x, ROW_POSITIONS)
         self.checks.append(again)
         failure = self._failure(again, "again")
@@ -311,7 +306,13 @@ class _Run:
             return failure
         change = _relative_error(again.output, first.output, x)
         if change > TOLERANCE:
+            # state kept between calls: the matrices read earlier no longer describe fn, so
+            # the one-token calls cannot be compared with them
             self.state_change = change
+        elif any(d > 0 for _, _, d in singles):
+            self.call_findings.append(
+                explain.single_token(singles, self.prober.batched, self.layout)
+            )
 
         if self.prober.batched:
             failure = self._batch_probe()
@@ -354,15 +355,8 @@ class _Run:
                 used[index] = candidates[best]
         if worst <= INCONSISTENT:
             return None
-        expected = np.broadcast_to(BATCH_POSITIONS[:, None, :], used.shape)
-        by_head = np.broadcast_to(BATCH_POSITIONS[:, :, None], used.shape)
         first_row = np.broadcast_to(BATCH_POSITIONS[:1, None, :], used.shape)
-        if BATCH_HEADS == seq and np.array_equal(used, by_head):
-            pattern = "heads"
-        elif np.array_equal(used, first_row) and not np.array_equal(used, expected):
-            pattern = "first"
-        else:
-            pattern = "other"
+        pattern = "first" if np.array_equal(used, first_row) else "other"
         self.call_findings.append(explain.batch_axes(pattern, used, BATCH_POSITIONS, worst))
         return None
 
@@ -555,9 +549,7 @@ class _Run:
             measured = (float(angles[k1, a]), float(angles[k1, b]))
             # the coordinate that turns against the law of the other planes is the wrong one
             backwards = "first" if measured[0] < 0 < measured[1] else "second"
-            return [
-                explain.direction_one_coordinate(backwards, structure.pairing, ctx, measured)
-            ]
+            return [explain.direction_one_coordinate(backwards, structure.pairing, ctx, measured)]
         steps = wrap(angles[k1] - angles[index[0]])
         per_coordinate = self.base ** (-np.arange(self.dim) / self.dim)
         if (
@@ -582,9 +574,7 @@ class _Run:
             errors[k] = np.abs(matrix - exact).max() if np.all(np.isfinite(matrix)) else np.inf
         return errors
 
-    def _angle_finding(
-        self, cause, ctx, phi, all_positions, errors, present, planes
-    ) -> Finding:
+    def _angle_finding(self, cause, ctx, phi, all_positions, errors, present, planes) -> Finding:
         if isinstance(cause, Direction):
             k = int(np.flatnonzero(all_positions == 1)[0])
             return explain.direction(ctx, float(phi[k, 0]))

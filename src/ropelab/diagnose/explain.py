@@ -31,6 +31,7 @@ def bound(value: float, tol: float = KEPT) -> str:
         return f"below {tol:.0e}".replace("e-0", "e-")
     return significant(value, 2)
 
+
 LAYOUT_WORDS = {
     "interleaved": "interleaved layout, pairs (2i, 2i+1)",
     "half": "half-split layout, pairs (i, i+d/2)",
@@ -115,8 +116,7 @@ def exception(message: str, ctx: CallContext) -> Finding:
     size = re.search(r"size (\d+)", message)
     ran = f" (earlier calls with positions up to {ctx.ran_up_to} ran)" if ctx.ran_up_to else ""
     evidence = (
-        f"the call had x of shape {ctx.shape}, float64, and int64 positions "
-        f"{ctx.positions}{ran}."
+        f"the call had x of shape {ctx.shape}, float64, and int64 positions {ctx.positions}{ran}."
     )
     if ctx.probe == "batch":
         fix = (
@@ -373,19 +373,7 @@ def single_token(
 def batch_axes(pattern: str, used: np.ndarray, positions: np.ndarray, worst: float) -> Finding:
     """The batch probe: rows of x (batch, heads, seq, dim) rotated as other positions."""
     shape = f"x of shape (2, {used.shape[1]}, {used.shape[2]}, dim), positions {positions.tolist()}"
-    if pattern == "heads":
-        what = (
-            "in a batch, token s of head h is rotated as the position of token h: the "
-            "(batch, seq, dim) table is broadcast over the head axis instead of the sequence "
-            "axis."
-        )
-        fix = (
-            "insert the head axis of the table at 1, cos[:, None] (transformers' "
-            "unsqueeze_dim=1 for q of shape (batch, heads, seq, dim); unsqueeze_dim=2 is for "
-            "(batch, seq, heads, dim)); with as many heads as tokens the wrong one runs "
-            "without an error."
-        )
-    elif pattern == "first":
+    if pattern == "first":
         what = (
             "in a batch, every sequence is rotated with the positions of the first one: "
             "the table is built from positions[0] alone."

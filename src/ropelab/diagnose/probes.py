@@ -48,9 +48,10 @@ PAIR_GROUPS = (
 SINGLE_POSITIONS = (5, 2**20 - 1)
 
 #: The batch probe of a batched implementation: x of shape (2, 4, 4, dim), positions (2, 4),
-#: different in the two sequences. heads == seq, so a table broadcast over the head axis
-#: instead of the sequence axis (a wrong unsqueeze_dim) runs without an error; every position
-#: is one of MATRIX_POSITIONS, so each row is checked against fn's own matrices.
+#: different in the two sequences (left padding and packing give each sequence its own);
+#: every position is one of MATRIX_POSITIONS, so each row is checked against fn's own
+#: matrices. (A table broadcast over the wrong axis already fails on one sequence of one
+#: head: its output has the shape (1, seq, seq, dim).)
 BATCH_HEADS = 4
 BATCH_POSITIONS = np.array([[0, 1, 2, 3], [5, 8, 15, 31]], dtype=np.int64)
 

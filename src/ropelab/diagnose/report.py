@@ -10,7 +10,6 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass, field
 
-
 #: The codes a finding can carry, one per root cause (chapter 3A, "Find the bug"):
 #:
 #: * ``shape``: the output's shape differs from the input's, it is not real, or not finite.
