@@ -281,3 +281,64 @@ def test_chapter_3a_case_base_10000_head_64():
     assert cast.cos_error[0] < 0.01
     assert cast.cos_error[1] == pytest.approx(0.43, abs=0.02)
     assert cast.cos_error[2] > 1.9
+
+
+# --- engines that cannot run here: ropelab against our own small versions --------------------
+
+
+def meta_rotate(x: np.ndarray, m: float, base: float = 10000.0) -> np.ndarray:
+    """Our own version of Meta's reference rotation (meta-llama/llama, llama/model.py,
+    apply_rotary_emb; the same form in DeepSeek's and Llama 4's reference code): adjacent
+    coordinates read as one complex number each, multiplied by exp(i m theta_i)."""
+    d = x.shape[-1]
+    theta = base ** (-np.arange(0, d, 2) / d)
+    z = (x[0::2] + 1j * x[1::2]) * np.exp(1j * m * theta)
+    out = np.empty(d)
+    out[0::2], out[1::2] = z.real, z.imag
+    return out
+
+
+def neox_rotate(x: np.ndarray, m: float, base: float = 10000.0) -> np.ndarray:
+    """Our own version of the half-split rule (vLLM with is_neox_style true, llama.cpp's NEOX
+    rope type): coordinate i turns with coordinate i + d/2."""
+    d = x.shape[-1]
+    theta = base ** (-np.arange(0, d, 2) / d)
+    a, b = x[: d // 2], x[d // 2 :]
+    c, s = np.cos(m * theta), np.sin(m * theta)
+    return np.concatenate([a * c - b * s, a * s + b * c])
+
+
+def test_ropelab_layouts_match_the_engines_rules():
+    import ropelab
+
+    x = np.random.default_rng(0).standard_normal(64)
+    for m in (1.0, 37.0, 4095.0):
+        interleaved = ropelab.apply_rope(x, m, layout="interleaved")
+        half = ropelab.apply_rope(x, m, layout="half")
+        assert np.abs(interleaved - meta_rotate(x, m)).max() < 1e-12  # NORM, Meta, complex
+        assert np.abs(half - neox_rotate(x, m)).max() < 1e-12  # NEOX, is_neox_style
+
+
+def test_dynamic_ntk_once_for_the_longest_length_as_vllm_does():
+    """vLLM (vllm/model_executor/layers/rotary_embedding.py, commit 5570cce) builds one
+    dynamic-NTK table for max_position_embeddings * factor tokens, with the base of that
+    length: beta * (s * s - (s - 1)) ** (d / (d - 2)). ropelab's rule at that length and
+    transformers' dynamic init at that length give the same frequencies."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    from ropelab import kv_cache
+
+    d, base, s, original = 64, 10000.0, 4.0, 2048
+    vllm_base = base * (s * s - (s - 1)) ** (d / (d - 2))
+    expected = vllm_base ** (-np.arange(0, d, 2) / d)
+    ours, _ = kv_cache.dynamic_ntk_frequencies(d, base, s, original)(int(s * original))
+    assert np.abs(ours - expected).max() < 1e-15
+    config = LlamaConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        max_position_embeddings=original,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": s},
+    )
+    hf, _ = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=int(s * original))
+    assert np.abs(hf.double().numpy() - expected).max() < 1e-6 * expected.max()
