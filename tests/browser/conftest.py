@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -66,6 +67,15 @@ class Visit:
     #: ``{"1280-screen": probe, "768-print": probe, …}`` (tools/page_layout.py), for the book's
     #: pages (chapters, intro, notation, references); empty for search and index pages.
     views: dict[str, dict[str, Any]]
+    #: Milliseconds from the start of navigation until every equation was typeset and drawn
+    #: in its fonts (``TYPESET_CLOCK_JS``), as the reader sees it on a 1280-px screen, and
+    #: until the load event ended.
+    typeset_ms: float = 0.0
+    load_ms: float = 0.0
+    #: The HTML and every local file the browser fetched for the page, in bytes.
+    weight: int = 0
+    #: ``{site-relative path: bytes}`` of those files.
+    files: dict[str, int] = field(default_factory=dict)
 
 
 def site_pages() -> list[str]:
@@ -122,6 +132,49 @@ CONTENT_JS = """() => ({
     links: [...document.querySelectorAll('a[href]')].map(a => a.href)
               .filter(h => h.startsWith('file://')),
 })"""
+
+
+#: Installed before a visited page loads: resolves to ``{typeset, load}``, the times (ms since
+#: navigation began) at which every equation had been typeset and drawn in its fonts, and at
+#: which the page's load event ended. Checked on every animation frame from the moment the HTML
+#: is parsed: no element of class ``math`` without its MathJax container, and MathJax's own
+#: promise resolved where MathJax runs in the browser (the pages before issue 28); then the
+#: fonts the page asked for have loaded.
+TYPESET_CLOCK_JS = """window.__ropelabTypeset = new Promise(done => {
+    const typeset = () => !document.querySelector('.math:not(:has(mjx-container))');
+    const frame = () => new Promise(next => requestAnimationFrame(() => next()));
+    const loaded = new Promise(next => window.addEventListener('load', () => next()));
+    document.addEventListener('DOMContentLoaded', async () => {
+        while (!typeset()) { await frame(); }
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+            await MathJax.startup.promise;
+        }
+        await frame();
+        await document.fonts.ready;
+        const at = performance.now();
+        await loaded;
+        const nav = performance.getEntriesByType('navigation')[0];
+        done({typeset: at, load: nav ? nav.loadEventEnd : at});
+    });
+});"""
+
+
+def local_path(url: str) -> Path:
+    return Path(unquote(urlparse(url).path))
+
+
+def fetched_files(url: str, log: PageLog) -> dict[str, int]:
+    """``{path relative to the site: bytes}`` of the page and every local file it fetched."""
+    files = {}
+    for u in {url, *log.finished_requests}:
+        path = local_path(u)
+        if u.startswith("file://") and path.is_file():
+            try:
+                name = str(path.resolve().relative_to(SITE))
+            except ValueError:
+                name = str(path)
+            files[name] = path.stat().st_size
+    return files
 
 
 def settle(page: Any) -> None:
@@ -204,11 +257,13 @@ def visit(browser, site, screenshots_dir) -> Callable[[str], Visit]:
         page = browser.new_page(viewport={"width": WIDTHS[0], "height": 900})
         log = PageLog()
         attach_log(page, log)
+        page.add_init_script(TYPESET_CLOCK_JS)
         try:
             page.goto((site / relative).as_uri(), wait_until="load")
             # Typeset math, loaded fonts and images (Playwright's "networkidle" proved flaky
             # on a busy machine: it sometimes never came for file:// pages).
             settle(page)
+            clock = page.evaluate("window.__ropelabTypeset || null") or {}
             content = page.evaluate(CONTENT_JS)
             shots = views_to_shoot(relative)
 
@@ -224,7 +279,18 @@ def visit(browser, site, screenshots_dir) -> Callable[[str], Visit]:
             url = page.url
         finally:
             page.close()
-        visits[relative] = Visit(relative, log, content, url, views)
+        files = fetched_files(url, log)
+        visits[relative] = Visit(
+            relative,
+            log,
+            content,
+            url,
+            views,
+            clock.get("typeset", 0.0),
+            clock.get("load", 0.0),
+            sum(files.values()),
+            files,
+        )
         return visits[relative]
 
     return _visit
