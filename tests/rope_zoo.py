@@ -345,37 +345,43 @@ def torch_gptj_rotate_every_two(x, positions, base=BASE):
 
 
 class GrowingCache:
-    """Half split with a cos/sin cache that grows on demand: a position past its end extends
-    the cache with the rows of the new positions, arange(old, new) (state kept across calls,
-    as a model's rotary module keeps it)."""
+    """Half split with a cache of the angles mθ_i that grows on demand: a position past its
+    end extends the cache with the rows of the new positions, arange(old, new) (state kept
+    across calls, as a model's rotary module keeps it). ``reset()`` frees the cache."""
 
     __name__ = "numpy_growing_cache"
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.key = None
-        self.cos = self.sin = np.empty((0, 0))
+        self.angle = np.empty((0, 0))
 
     def extend(self, stop: int, d: int, base: float) -> None:
-        start = len(self.cos)
+        start = len(self.angle)
         angle = self.new_positions(start, stop)[:, None] * _theta(d, base)
-        table = np.concatenate([angle, angle], axis=-1)
-        self.cos = np.concatenate([self.cos, np.cos(table)])
-        self.sin = np.concatenate([self.sin, np.sin(table)])
+        self.angle = np.concatenate([self.angle, angle])
 
     def new_positions(self, start: int, stop: int) -> np.ndarray:
         return np.arange(start, stop)
 
-    def __call__(self, x, positions, base=BASE):
+    def rows(self, x, positions, base):
         d = x.shape[-1]
         if self.key != (d, base):  # a new model: a new, empty cache
             self.key = (d, base)
-            self.cos = self.sin = np.empty((0, d))
+            self.angle = np.empty((0, d // 2))
         needed = int(positions.max()) + 1
-        if needed > len(self.cos):
+        if needed > len(self.angle):
             self.extend(needed, d, base)
-        half = d // 2
+        return self.angle[positions]
+
+    def __call__(self, x, positions, base=BASE):
+        angle = self.rows(x, positions, base)
+        table = np.concatenate([angle, angle], axis=-1)
+        half = x.shape[-1] // 2
         rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
-        return x * self.cos[positions] + rotated * self.sin[positions]
+        return x * np.cos(table) + rotated * np.sin(table)
 
 
 def _hf_inv_freq(d: int, base: float) -> torch.Tensor:
@@ -418,15 +424,15 @@ def hf_style_apply(q, k, cos, sin, unsqueeze_dim=1):
 
 
 def numpy_decode_step_from_start(x, positions, base=BASE):
-    """positions (one-token calls): a generate loop's rotary. The table covers positions
-    0 .. max; the prompt (several rows) takes cos[positions], but the decode branch (one new
-    token) takes the first seq_len rows, cos[:seq_len], as the prompt code did with
-    positions 0 .. seq_len - 1: every generated token is rotated as position 0."""
+    """positions (one-token calls): a generate loop's rotary. The prompt (several rows) takes
+    the table rows of its positions, cos[positions]; the decode branch (one new token) takes
+    the first seq_len rows, cos[:seq_len], as the prompt code did for a prompt at positions
+    0 .. seq_len - 1: every generated token is rotated as position 0."""
     d = x.shape[-1]
-    angle = np.arange(int(positions.max()) + 1)[:, None] * _theta(d, base)
     seq_len = x.shape[0]
-    rows = angle[positions] if seq_len > 1 else angle[:seq_len]
-    table = np.concatenate([rows, rows], axis=-1)
+    rows = positions if seq_len > 1 else np.arange(seq_len)  # the rows of the table taken
+    angle = rows[:, None] * _theta(d, base)
+    table = np.concatenate([angle, angle], axis=-1)
     rotated = np.concatenate([-x[:, d // 2 :], x[:, : d // 2]], axis=-1)
     return x * np.cos(table) + rotated * np.sin(table)
 
@@ -524,25 +530,23 @@ def torch_first_sequence_positions(x, positions, base=BASE):
 
 class DynamicCacheRebuilt(GrowingCache):
     """not_relative (state kept between calls): a dynamic NTK cache that, when a position
-    passes the trained length, rebuilds the whole cos/sin cache with the larger base, so
+    passes the trained length, rebuilds the whole cache of angles with the larger base, so
     the positions already used (the keys in a KV cache) change their angles."""
 
     __name__ = "numpy_dynamic_cache_rebuilt"
     trained, factor = 4096, 2.0
 
-    def __call__(self, x, positions, base=BASE):
+    def rows(self, x, positions, base):
         d = x.shape[-1]
         needed = int(positions.max()) + 1
-        if self.key != (d, base) or needed > len(self.cos):
+        if self.key != (d, base) or needed > len(self.angle):
             self.key = (d, base)
             if needed > self.trained:  # the base for the new length, for every position
                 scale = (self.factor * needed / self.trained) - (self.factor - 1)
                 base = base * scale ** (d / (d - 2))
-            self.cos = self.sin = np.empty((0, d))
+            self.angle = np.empty((0, d // 2))
             self.extend(needed, d, base)
-        half = d // 2
-        rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
-        return x * self.cos[positions] + rotated * self.sin[positions]
+        return self.angle[positions]
 
 
 def numpy_sin_off_by_one(x, positions, base=BASE):
