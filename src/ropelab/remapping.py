@@ -42,6 +42,7 @@ __all__ = [
     "remapping_data",
     "rerope_relative",
     "rope_relative",
+    "sample_positions",
     "self_extend_max_length",
     "self_extend_relative",
     "string_relative",
@@ -191,7 +192,7 @@ def max_relative(method: str, length: int, **params: int) -> int:
     raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
 
 
-def _grid(length: int, points: int) -> np.ndarray:
+def sample_positions(length: int, points: int) -> np.ndarray:
     """``points`` positions from 0 to ``length - 1``, evenly spaced, rounded half down."""
     return np.floor(np.linspace(0, length - 1, points) + 0.5 - 1e-9).astype(np.int64)
 
@@ -201,7 +202,7 @@ def relative_map(method: str, length: int, points: int = 40, **params: int) -> n
     position, column *j* the key; entries above the diagonal (keys after the query) are -1."""
     length = check_count(length, "length", minimum=2)
     points = check_count(points, "points", minimum=2)
-    grid = _grid(length, points)
+    grid = sample_positions(length, points)
     m, n = np.meshgrid(grid, grid, indexing="ij")
     causal = n <= m
     out = np.full(m.shape, -1, dtype=np.int64)
@@ -243,7 +244,7 @@ def remapping_data(
         "shift": shift,
         "local": min(window, shift),
     }
-    keys = _grid(length, row_points)
+    keys = sample_positions(length, row_points)
     last = np.full_like(keys, length - 1)
     row = np.asarray(relative_positions(method, last, keys, **params), dtype=np.int64)
     largest = max_relative(method, length, **params)
@@ -254,7 +255,7 @@ def remapping_data(
         "window": window,
         "group": group,
         "shift": shift,
-        "grid": _grid(length, points),
+        "grid": sample_positions(length, points),
         "relative": relative_map(method, length, points, **params),
         "keys": keys,
         "row": row,

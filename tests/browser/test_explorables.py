@@ -31,6 +31,7 @@ CHAPTERS = {
     "calculator": "notebooks/06_scaling_laws.html",
     "extension_methods": "notebooks/08_rope_in_practice.html",
     "multiaxis": "notebooks/09_beyond_the_sources.html",
+    "remapping": "notebooks/10_after_the_book.html",
 }
 
 READ = """kind => {

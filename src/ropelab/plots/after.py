@@ -36,44 +36,51 @@ def _shade(relative: np.ndarray, train_len: int) -> np.ma.MaskedArray:
     return np.ma.masked_where(rel < 0, value)
 
 
+def _thousands(value: float) -> str:
+    return f"{value / 1000:.0f}K" if value >= 1000 else f"{value:.0f}"
+
+
 def _map_panel(ax: Any, grid: Sequence[int], relative: Any, train_len: int, title: str) -> Any:
     grid = np.asarray(grid)
     top = float(grid[-1])
+    pad = 0.5 * top / (grid.size - 1)
     image = ax.imshow(
         _shade(np.asarray(relative), train_len),
         cmap=DIVERGING,
         vmin=-1,
         vmax=1,
         origin="upper",
-        extent=(-0.5 * top / (grid.size - 1), top, top, -0.5 * top / (grid.size - 1)),
+        extent=(-pad, top + pad, top + pad, -pad),
         interpolation="nearest",
     )
-    ax.set_title(title, fontsize=9)
+    ticks = [0.0, top / 2, top]
+    ax.set_xticks(ticks, [_thousands(t) for t in ticks])
+    ax.set_yticks(ticks, [_thousands(t) for t in ticks])
+    ax.set_title(title, fontsize=7.5)
     ax.tick_params(labelsize=7)
     return image
 
 
-def plot_remapping_maps(
-    maps: Mapping[str, tuple[Sequence[int], Any, int]], *, ncols: int = 3
-) -> Figure:
-    """Small multiples: for each method, ``(grid, relative, train_len)``: the relative
-    position the score of query *m* (rows) and key *n* (columns) sees, white at the training
-    length, blue below and red beyond (twice the training length or more: dark red)."""
+def plot_remapping_maps(maps: Mapping[str, tuple[Sequence[int], Any, int]]) -> Figure:
+    """Small multiples in one row: for each method, ``(grid, relative, train_len)``: the
+    relative position the score of query *m* (rows) and key *n* (columns) sees, white at the
+    training length, blue below and red beyond (twice the training length or more: dark red).
+    A title may hold a line break."""
     if not maps:
         raise ValueError("maps must not be empty")
-    rows = -(-len(maps) // ncols)
-    fig, axes = new_figure(ncols, rows, height=2.5 * rows + 0.4)
+    fig, axes = new_figure(len(maps), height=2.3)
     axes = np.atleast_1d(axes).reshape(-1)
     image = None
-    for ax, (name, (grid, relative, train_len)) in zip(axes, maps.items(), strict=False):
+    for i, (ax, (name, (grid, relative, train_len))) in enumerate(
+        zip(axes, maps.items(), strict=True)
+    ):
         image = _map_panel(ax, grid, relative, train_len, name)
-        ax.set_xlabel("key position n", fontsize=8)
-        ax.set_ylabel("query position m", fontsize=8)
-    for ax in axes[len(maps) :]:
-        ax.set_visible(False)
-    bar = fig.colorbar(image, ax=axes.tolist(), shrink=0.8, ticks=[-1, 0, 1])
-    bar.ax.set_yticklabels(["0", "L", "≥ 2L"], fontsize=8)
-    bar.set_label("relative position seen (L: training length)", fontsize=8)
+        ax.set_xlabel("key n", fontsize=8)
+        if i == 0:
+            ax.set_ylabel("query m", fontsize=8)
+    bar = fig.colorbar(image, ax=axes.tolist(), shrink=0.7, ticks=[-1, 0, 1], pad=0.02)
+    bar.ax.set_yticklabels(["0", "L", "≥ 2L"], fontsize=7)
+    bar.set_label("relative position (L: training length)", fontsize=7)
     return fig
 
 
@@ -94,7 +101,7 @@ def draw_remapping(data: Mapping[str, Any]) -> Figure:
     right.plot(keys, keys[-1] - keys, color=NEUTRAL, lw=1.0, ls=":", label="RoPE: m − n")
     right.plot(keys, row, color=QUERY, lw=1.6, label=method)
     right.axhline(train_len, color=KEY, lw=1.0, ls="--", label=f"training length L = {train_len:,}")
-    right.set_xlabel("key position n (query: the last token)")
+    right.set_xlabel("key position n (query: last token)")
     right.set_ylabel("relative position seen")
     right.set_title(f"largest relative position {int(data['max_relative']):,}", fontsize=9)
     right.legend(fontsize=7, loc="upper right")
@@ -115,8 +122,7 @@ def plot_layer_kinds(stacks: Mapping[str, Sequence[int]], *, title: str | None =
             raise ValueError("layer kinds must be 0, 1 or 2")
         grid[r, : kinds.size] = kinds
     fig, ax = new_figure(height=1.1 + 0.5 * len(names))
-    cmap = ListedColormap([QUERY, KEY, "#bbbbbb"])
-    cmap.set_bad("white")
+    cmap = ListedColormap([QUERY, KEY, "#bbbbbb"]).with_extremes(bad="white")
     ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=cmap, vmin=-0.5, vmax=2.5)
     ax.set_yticks(range(len(names)), names, fontsize=8)
     ticks = list(range(0, width, 4))
