@@ -1,4 +1,5 @@
-"""Serve ``ropelab-explore.js`` once per page that shows an explorable.
+"""Serve ``ropelab-explore.js`` once per page that shows an explorable (and
+``ropelab-decoder.js`` after it on the page that shows the config decoder).
 
 The explorables of :mod:`ropelab.explorables` carry the script in every output when a
 notebook runs live. In the book the site serves it instead: this extension sets
@@ -16,9 +17,12 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from ropelab.explorables import SCRIPT_MODE_VARIABLE, script_path
+from ropelab.explorables import SCRIPT_MODE_VARIABLE, decoder_script_path, script_path
 
 ASSET = "ropelab/ropelab-explore.js"
+#: The config decoder of chapter 8A (``ropelab-decoder.js``), served to the pages that show
+#: it, after ``ASSET`` (it uses that script's number formats).
+DECODER_ASSET = "ropelab/ropelab-decoder.js"
 
 
 def _copy_script(app: Sphinx, exception: Exception | None) -> None:
@@ -27,13 +31,17 @@ def _copy_script(app: Sphinx, exception: Exception | None) -> None:
     target = Path(app.outdir) / "_static" / ASSET
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(script_path(), target)
+    shutil.copyfile(decoder_script_path(), target.parent / Path(DECODER_ASSET).name)
 
 
 def _add_to_pages_with_explorables(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any
 ) -> None:
-    if "ropelab-explorable" in context.get("body", ""):
+    body = context.get("body", "")
+    if "ropelab-explorable" in body or "ropelab-decoder" in body:
         app.add_js_file(ASSET)
+    if "ropelab-decoder" in body:
+        app.add_js_file(DECODER_ASSET)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -303,12 +303,12 @@ def _name(config: Any, fields: RopeFields) -> str:
 
 
 def _released_key(config: Any, message: str) -> str:
-    """``message`` with ``rope_parameters[`` read as ``rope_scaling[`` when the released file
+    """``message`` with ``rope_parameters`` read as ``rope_scaling`` when the released file
     spells its rope dict ``rope_scaling`` (the normalised form always says rope_parameters)."""
     raw = config if isinstance(config, dict) else {}
     text = raw.get("text_config") if isinstance(raw.get("text_config"), dict) else raw
-    if text.get("rope_scaling") and message.startswith("rope_parameters["):
-        return "rope_scaling[" + message[len("rope_parameters[") :]
+    if text.get("rope_scaling"):
+        return message.replace("rope_parameters", "rope_scaling")
     return message
 
 

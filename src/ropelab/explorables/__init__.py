@@ -41,6 +41,8 @@ __all__ = [
     "KINDS",
     "SCRIPT_MODE_VARIABLE",
     "Explorable",
+    "config_decoder",
+    "decoder_script_path",
     "explorable",
     "explorable_data",
     "script",
@@ -77,6 +79,12 @@ def explorable_data(kind: str, **params: Any) -> dict[str, Any]:
 def script_path() -> Path:
     """The path of ``ropelab-explore.js`` in the installed package."""
     return Path(str(resources.files(__name__).joinpath("ropelab-explore.js")))
+
+
+def decoder_script_path() -> Path:
+    """The path of ``ropelab-decoder.js`` (the config decoder of chapter 8A; it uses the number
+    formats of ``ropelab-explore.js``)."""
+    return Path(str(resources.files(__name__).joinpath("ropelab-decoder.js")))
 
 
 def script() -> str:
@@ -168,3 +176,49 @@ def explorable(kind: str, **params: Any) -> Explorable:
         "<script>window.ropelabExplore && window.ropelabExplore.mountAll();</script>"
     )
     return Explorable(kind, params, markup)
+
+
+def config_decoder(default: str = "olmo-3-7b") -> Explorable:
+    """The config decoder of chapter 8A as an HTML output (``ropelab-decoder.js`` runs it).
+
+    A text box for a ``config.json`` (prefilled from a choice of the shipped configs), a
+    button, and an output area where the script shows, per layer type, the numbers of
+    :func:`ropelab.decoder.decode_config`, a figure of the frequencies against plain RoPE,
+    the GGUF keys and the warnings. The pasted text is parsed as JSON, never evaluated, and
+    every string from it is shown as text. In ``"inline"`` mode the output carries both
+    scripts (the decoder uses the number formats of ``ropelab-explore.js``).
+
+    Raises:
+        ValueError: if ``default`` is not a shipped config.
+    """
+    from ..configs import load_config, shipped_configs
+
+    names = shipped_configs()
+    if default not in names:
+        raise ValueError(f"default must be one of {list(names)}, got {default!r}")
+    configs = {name: load_config(name) for name in names}
+    safe_json = json.dumps(configs, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    options = "".join(
+        f'<option value="{html.escape(n)}"{" selected" if n == default else ""}>'
+        f"{html.escape(n)}</option>"
+        for n in names
+    )
+    scripts = ""
+    if _script_inline():
+        decoder = decoder_script_path().read_text(encoding="utf-8")
+        scripts = f"<script>\n{script()}\n</script>\n<script>\n{decoder}\n</script>\n"
+    markup = (
+        '<div class="ropelab-decoder tex2jax_ignore mathjax_ignore">'
+        '<label class="ropelab-control"><span>Shipped config</span>'
+        f"<select>{options}</select></label>"
+        '<textarea rows="12" spellcheck="false" aria-label="config.json"></textarea>'
+        '<button type="button">Decode</button>'
+        '<div class="ropelab-decoder-output" aria-live="polite"><p>This decoder runs in the '
+        "browser. In Jupyter, run the cell (or trust the notebook) to see it; anywhere, "
+        "<code>python -m ropelab describe CONFIG.json</code> prints the same.</p></div>"
+        f'<script type="application/json" class="ropelab-decoder-configs">{safe_json}</script>'
+        "</div>\n"
+        f"{scripts}"
+        "<script>window.ropelabDecoder && window.ropelabDecoder.mountAll();</script>"
+    )
+    return Explorable("config_decoder", {"default": default}, markup)
