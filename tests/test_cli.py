@@ -14,6 +14,8 @@ import pytest
 from ropelab import describe_config, frequencies_by_layer_type
 from ropelab.cli import main
 from ropelab.configs import load_config, shipped_configs
+from ropelab.decoder import decode_config
+from ropelab.rope_config import frequencies_from_config
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -34,9 +36,16 @@ def test_text_is_describe_config_and_json_holds_its_numbers(name, tmp_path):
     assert [layer["layer_type"] for layer in data["layers"]] == list(groups)
     for layer in data["layers"]:
         inv, attention = groups[layer["layer_type"]]
+        np.testing.assert_allclose(layer["inv_freq"], inv, rtol=1e-11)  # 12 digits
+        assert layer["attention_factor"] == pytest.approx(attention, rel=1e-11)
+    assert data == json.loads(json.dumps(decode_config(load_config(name))))
+    status, raw = run("describe", str(path), "--json", "--seq-len", "200000")
+    at_length = json.loads(raw)
+    for layer in at_length["layers"]:  # the description at that length, unrounded
+        inv, _ = frequencies_from_config(
+            load_config(name), 200000, layer_type=None if len(groups) == 1 else layer["layer_type"]
+        )
         np.testing.assert_array_equal(layer["inv_freq"], inv)
-        assert layer["attention_factor"] == attention
-    assert data["gguf"]["values"]  # the gguf package is installed in the test environment
 
 
 def test_the_module_runs_as_a_program():

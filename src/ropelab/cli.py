@@ -1,9 +1,10 @@
 """``python -m ropelab``: the book's decoders on the command line (chapter 8A).
 
 ``python -m ropelab describe CONFIG`` prints what a ``config.json`` makes the rotary embedding
-do, per layer type (:func:`ropelab.describe_config`); ``--json`` prints the same as JSON, with
-every layer type's frequencies and, when the ``gguf`` package is installed, the GGUF rope
-metadata llama.cpp would store (:func:`ropelab.gguf_meta.gguf_rope_metadata`). ``CONFIG`` is a
+do, per layer type (:func:`ropelab.describe_config`); ``--json`` prints the record of the
+book's browser decoder (:func:`ropelab.decoder.decode_config`: every layer type's
+frequencies, chapter 6's bounds, the GGUF keys llama.cpp would store, the warnings), or, with
+``--seq-len``, the description at that length as JSON. ``CONFIG`` is a
 file, ``-`` for standard input, or the name of a shipped config (``ropelab.configs``).
 
 The file is parsed as JSON and nothing else: no field of it is evaluated. A file that is not
@@ -121,7 +122,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         print(f"python -m ropelab describe: error: {error}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump(description_to_dict(description, config), out, indent=2)
+        from .decoder import decode_config
+
+        record = decode_config(config) if args.seq_len is None else None
+        json.dump(record or description_to_dict(description, config), out, indent=2)
         out.write("\n")
     else:
         out.write(str(description) + "\n")
