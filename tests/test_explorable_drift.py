@@ -207,6 +207,8 @@ FORMULAS = [
     "relativeScore2d",
     "rotationMatrix",
     "conjugateProduct",
+    "roundToDtype",
+    "formedErrors",
     # (not yarnCorrectionDim: its value only feeds a floor and a ceiling, so a 1e-7 change
     # shows only where it lies within 1e-7 of an integer; yarnRamp, which uses it, is here)
     "yarnRamp",

@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_base, check_dim, check_finite_array, check_positive
+from ._checks import check_base, check_count, check_dim, check_finite_array, check_positive
 from .core import inv_freq
+from .decay import decay_distances
 
 __all__ = [
     "DTYPES",
@@ -39,6 +40,7 @@ __all__ = [
     "angle_errors",
     "angles",
     "first_position_exceeding",
+    "precision_explorer_data",
     "round_to_dtype",
     "score_errors",
     "significand_bits",
@@ -241,3 +243,78 @@ def score_errors(
         return rotate(k, n, exact) @ rotate(q, m, exact)[0] / np.sqrt(dim)
 
     return np.abs(scores(False) - scores(True))
+
+
+# --- chapter 3A's explorable -----------------------------------------------------------------
+
+#: How the angles are formed in each series of chapter 3A's explorable, in the order it draws
+#: them: the name, the precision of the positions, frequencies and product, that of the
+#: frequencies alone when they differ, and the dtype of the cos/sin table the model reads.
+PRECISION_SERIES = (
+    ("float64", "float64", None, "float64"),
+    ("float32", "float32", None, "float32"),
+    ("bfloat16", "bfloat16", None, "bfloat16"),
+    ("float16", "float16", None, "float16"),
+    ("bf16_theta", "float32", "bfloat16", "bfloat16"),
+)
+#: How many log-spaced positions the explorable draws (before duplicates go).
+PRECISION_POSITIONS = 160
+
+
+def precision_explorer_data(
+    dim: int, base: float, max_position: int, num_positions: int = PRECISION_POSITIONS
+) -> dict[str, Any]:
+    r"""Chapter 3A's explorable: the angle and cos errors against the position, for angles
+    :math:`m\theta_i` formed in float64, float32, bfloat16 and float16, and for
+    :math:`\theta_i` rounded to bfloat16 (a model cast with ``.to(torch.bfloat16)`` rounds its
+    ``inv_freq`` buffer; the angles are then formed in float32 from the rounded frequencies).
+
+    Positions: :func:`ropelab.decay.decay_distances` ``(max_position, num_positions)``,
+    integers log-spaced from 1. At each position, the largest error over the :math:`d/2`
+    planes (:math:`\theta_i = \beta^{-2i/d}` in float64), against :math:`m\theta_i` in
+    float64:
+
+    * ``angle_<series>``: :math:`\max_i |\hat\phi_i - m\theta_i|` in radians, with
+      :math:`\hat\phi_i = \mathrm{fl}(\mathrm{fl}(m)\,\mathrm{fl}(\theta_i))` rounded to
+      the series' precision (:func:`angles`);
+    * ``cos_<series>``: :math:`\max_i |\mathrm{round}(\cos\hat\phi_i) - \cos m\theta_i|`,
+      the table entry rounded to the series' table dtype (:data:`PRECISION_SERIES`);
+
+    for the series ``float32``, ``bfloat16``, ``float16`` and ``bf16_theta``. float64 is the
+    reference, so its row is its rounding *bound*, not a measurement: the largest angle is
+    :math:`m\theta_0 = m`, formed to within half a unit in the last place,
+    :math:`\tfrac12\mathrm{ulp}(m) = 2^{\lfloor\log_2 m\rfloor - 53}` (``angle_float64``),
+    and a cos entry to within that plus its own rounding, :math:`2^{-54}` (``cos_float64``).
+    float16 holds no position above 65,504: its arrays stop at ``float16_positions``, the
+    number of positions it can represent. The inputs come back as ``dim``, ``base`` and
+    ``max_position``.
+
+    Raises:
+        ValueError: naming the argument and its range when a value is outside it.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    max_position = check_count(max_position, "max_position", minimum=2)
+    positions = decay_distances(max_position, num_positions)
+    m = positions.astype(np.float64)
+    theta = inv_freq(dim, base)
+    exact = m[:, None] * theta
+    data: dict[str, Any] = {
+        "dim": dim,
+        "base": base,
+        "max_position": int(max_position),
+        "positions": positions,
+    }
+    _, exponent = np.frexp(m)  # m = f 2^e, f in [0.5, 1): floor(log2 m) = e - 1
+    data["angle_float64"] = np.ldexp(1.0, exponent - 1 - 53)
+    data["cos_float64"] = data["angle_float64"] + 2.0**-54
+    finite = int(np.count_nonzero(np.isfinite(round_to_dtype(m, "float16"))))
+    for name, work, theta_dtype, table in PRECISION_SERIES[1:]:
+        rows = finite if name == "float16" else m.size
+        frequencies = round_to_dtype(theta, theta_dtype) if theta_dtype else theta
+        product = round_to_dtype(m[:rows, None], work) * round_to_dtype(frequencies, work)
+        approx = round_to_dtype(product, work)
+        cos = round_to_dtype(np.cos(approx), table)
+        data[f"angle_{name}"] = np.abs(approx - exact[:rows]).max(axis=1)
+        data[f"cos_{name}"] = np.abs(cos - np.cos(exact[:rows])).max(axis=1)
+    data["float16_positions"] = finite
+    return data

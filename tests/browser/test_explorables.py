@@ -26,6 +26,7 @@ CHAPTERS = {
     "rotation2d": "notebooks/01_rotation_2d.html",
     "complex_score": "notebooks/02_complex_derivation.html",
     "block_matrix": "notebooks/03_block_diagonal.html",
+    "precision": "notebooks/03a_rope_in_code.html",
     "spectrum": "notebooks/04_theta_spectrum.html",
     "decay": "notebooks/05_long_range_decay.html",
     "calculator": "notebooks/06_scaling_laws.html",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from .. import core, decay, extension, multimodal, positions, rotation2d, spectrum
+from .. import core, decay, extension, multimodal, positions, precision, rotation2d, spectrum
 from .. import remapping as remapping_module
 from ..calculator import PRETRAIN_BASE, calculator_data
 from . import readouts
@@ -205,6 +205,32 @@ def _block_matrix() -> InteractiveFigure:
         data=core.block_matrix_data,
         readout=readouts.block_readout,
         figure="ropelab.plots.blocks:draw_block_matrix",
+    )
+
+
+def _precision() -> InteractiveFigure:
+    return InteractiveFigure(
+        kind="precision",
+        chapter="3A",
+        title="angle and cos errors against the position for angles formed in each precision",
+        controls=(
+            log("base", "base β", 10000.0, 100.0, 1e7, step=0.1),
+            linear("dim", "head dim d", 128, 2, 256, 2, even=True),
+            log(
+                "max_position",
+                "largest position",
+                131072,
+                16,
+                2**20,
+                log_base=2,
+                step=0.5,
+                integer=True,
+            ),
+        ),
+        data=precision.precision_explorer_data,
+        readout=readouts.precision_readout,
+        figure="ropelab.plots.precision:draw_precision",
+        constants={"num_positions": precision.PRECISION_POSITIONS},
     )
 
 
@@ -442,6 +468,7 @@ _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "rotation2d": _rotation2d,
     "complex_score": _complex_score,
     "block_matrix": _block_matrix,
+    "precision": _precision,
     "spectrum": _spectrum,
     "decay": _decay,
     "calculator": _calculator,
@@ -460,6 +487,7 @@ BROWSER_KINDS = (
     "rotation2d",
     "complex_score",
     "block_matrix",
+    "precision",
     "spectrum",
     "decay",
     "calculator",

@@ -24,6 +24,7 @@ __all__ = [
     "lab_readout",
     "method_explorer_readout",
     "multiaxis_readout",
+    "precision_readout",
     "remapping_readout",
     "rotation_readout",
     "sinusoid_readout",
@@ -177,7 +178,7 @@ def calculator_readout(data: Mapping[str, Any]) -> str:
             f"d_extra = {data['d_extra']} of {data['dim']} dims "
             f"({data['full_period_planes']} planes saw a full period in pre-training)",
             f"Theorem 2's T_extra = 2π·β^(d_extra/d) = {data['extra_len']:,.0f}; "
-            f"critical base β0 = {data['critical_base']:,.0f}",
+            f"critical base β0 = {format_number(data['critical_base'])}",
             f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, "
             f"β3 = {beta3:,.0f}",
             "extending it further, YaRN and Llama 3 start from the length the model",
@@ -201,6 +202,39 @@ def method_explorer_readout(data: Mapping[str, Any]) -> str:
             f"longest wavelength {format_number(before[-1])} → {format_number(after[-1])} tokens",
         ]
     )
+
+
+#: Chapter 3A's series (ropelab.precision.PRECISION_SERIES) as the readout names them.
+PRECISION_LABELS = (
+    ("float64", "float64 (bound)"),
+    ("float32", "float32 angles"),
+    ("bfloat16", "bfloat16 angles"),
+    ("float16", "float16 angles"),
+    ("bf16_theta", "θ_i in bfloat16"),
+)
+#: The cos error the readout counts from: a table entry off by more than 1 %.
+PRECISION_COS_LIMIT = 0.01
+
+
+def precision_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 3A: for each way of forming the angles, the largest angle and cos errors over
+    the drawn positions, and the first position whose cos error exceeds 0.01."""
+    positions = data["positions"]
+    lines = [
+        f"d = {data['dim']}, base {format_number(data['base'])}, positions 1 to "
+        f"{format_number(data['max_position'])}; largest error over them:"
+    ]
+    for name, label in PRECISION_LABELS:
+        angle, cos = data[f"angle_{name}"], data[f"cos_{name}"]
+        above = [int(positions[i]) for i, c in enumerate(cos) if c > PRECISION_COS_LIMIT]
+        first = f"from m = {format_number(above[0])}" if above else "nowhere"
+        lines.append(
+            f"{label:<17}angle {max(angle):.1e} rad, cos {max(cos):.1e}; "
+            f"cos > {PRECISION_COS_LIMIT} {first}"
+        )
+    if data["float16_positions"] < len(positions):
+        lines.append("float16 holds no position above 65,504: its curves stop there")
+    return "\n".join(lines)
 
 
 def multiaxis_readout(data: Mapping[str, Any]) -> str:
