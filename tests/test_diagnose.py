@@ -882,3 +882,12 @@ def test_from_cos_sin_rotates_k_too():
 
     fn = from_cos_sin(zoo.HFStyleRotary(), k_with_q, which="k")
     assert not diagnose_rope(fn, layout="half", batched=True).ok
+
+
+def test_a_report_can_be_wrapped_narrower(diagnoses):
+    diagnosis = report(diagnoses, zoo.torch_seed003, "half")
+    narrow = diagnosis.format(width=76)
+    assert max(len(line) for line in narrow.splitlines()) <= 76
+    assert " ".join(narrow.split()) == " ".join(str(diagnosis).split())  # same words
+    with pytest.raises(ValueError, match=r"^width"):
+        diagnosis.format(width=20)

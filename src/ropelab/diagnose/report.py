@@ -103,25 +103,35 @@ class Diagnosis:
         return [f.code for f in self.findings]
 
     def __str__(self) -> str:
+        return self.format()
+
+    def format(self, width: int = WIDTH) -> str:
+        """The report wrapped to ``width`` columns (79, the book's page; 76 in a solution).
+
+        Raises:
+            ValueError: ``width`` is not an integer from 60 to 200.
+        """
+        if isinstance(width, bool) or not isinstance(width, int) or not 60 <= width <= 200:
+            raise ValueError(f"width must be an integer from 60 to 200, got {width!r}")
         head = f"RoPE check (layout {self.layout!r}, dim {self.dim}, base {self.base:g}): "
         if self.ok:
             body = (
                 f"fn is the exact rotation: relative error {_below(self.max_error)} "
                 f"at positions 0 to {self.positions} ({self.calls} calls)."
             )
-            return textwrap.fill(head + "OK.", WIDTH) + "\n" + textwrap.fill(body, WIDTH)
+            return textwrap.fill(head + "OK.", width) + "\n" + textwrap.fill(body, width)
         count = len(self.findings)
-        lines = [textwrap.fill(head + f"{count} problem{'s' * (count > 1)}.", WIDTH)]
-        lines += [str(f) for f in self.findings]
+        lines = [textwrap.fill(head + f"{count} problem{'s' * (count > 1)}.", width)]
+        lines += [_wrap_block(f"{f.code}:", f.message, width) for f in self.findings]
         return "\n".join(lines)
 
 
-def _wrap_block(label: str, message: str) -> str:
+def _wrap_block(label: str, message: str, width: int = WIDTH) -> str:
     """``label`` then each paragraph of ``message``, wrapped, continuation lines indented."""
     out = []
     for number, paragraph in enumerate(message.split("\n")):
         first = f"{label} {paragraph}" if number == 0 else f"  {paragraph}"
-        out.append(textwrap.fill(first, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
+        out.append(textwrap.fill(first, width, subsequent_indent="    ", break_on_hyphens=False))
     return "\n".join(out)
 
 
