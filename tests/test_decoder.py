@@ -78,3 +78,20 @@ def test_text_is_parsed_never_evaluated_and_errors_name_the_field():
     assert missing["error"].startswith("rope_scaling['factor'] is required")
     record = decoder.decode_text(json.dumps({"model_type": "<b>x</b>", "head_dim": 64}))
     assert record["model_type"] == "<b>x</b>"  # kept as data; the page shows it as text
+
+
+def test_the_output_carries_the_configs_only_inline(monkeypatch):
+    from ropelab.explorables import SCRIPT_MODE_VARIABLE, config_decoder
+
+    monkeypatch.setenv(SCRIPT_MODE_VARIABLE, "page")
+    page = config_decoder("qwen3-8b").data
+    assert "ropelabDecoderConfigs" not in page and 'data-default="qwen3-8b"' in page
+    monkeypatch.setenv(SCRIPT_MODE_VARIABLE, "inline")
+    inline = config_decoder("qwen3-8b").data
+    assert "window.ropelabDecoderConfigs = {" in inline
+    assert "window.ropelabDecoder = " in inline and "window.ropelabExplore = " in inline
+    body = inline.split("window.ropelabDecoderConfigs = ", 1)[1].split(";\n", 1)[0]
+    assert "</" not in body  # no config text can close the script early
+    assert json.loads(body.replace("<\\/", "</")) == {n: load_config(n) for n in shipped_configs()}
+    with pytest.raises(ValueError, match="default must be one of"):
+        config_decoder("no-such-model")

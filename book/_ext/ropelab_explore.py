@@ -17,12 +17,19 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from ropelab.explorables import SCRIPT_MODE_VARIABLE, decoder_script_path, script_path
+from ropelab.explorables import (
+    SCRIPT_MODE_VARIABLE,
+    decoder_configs_script,
+    decoder_script_path,
+    script_path,
+)
 
 ASSET = "ropelab/ropelab-explore.js"
 #: The config decoder of chapter 8A (``ropelab-decoder.js``), served to the pages that show
 #: it, after ``ASSET`` (it uses that script's number formats).
 DECODER_ASSET = "ropelab/ropelab-decoder.js"
+#: The shipped configs for the decoder's menu (``window.ropelabDecoderConfigs``).
+CONFIGS_ASSET = "ropelab/ropelab-decoder-configs.js"
 
 
 def _copy_script(app: Sphinx, exception: Exception | None) -> None:
@@ -32,6 +39,9 @@ def _copy_script(app: Sphinx, exception: Exception | None) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(script_path(), target)
     shutil.copyfile(decoder_script_path(), target.parent / Path(DECODER_ASSET).name)
+    (target.parent / Path(CONFIGS_ASSET).name).write_text(
+        decoder_configs_script(), encoding="utf-8"
+    )
 
 
 def _add_to_pages_with_explorables(
@@ -41,6 +51,7 @@ def _add_to_pages_with_explorables(
     if "ropelab-explorable" in body or "ropelab-decoder" in body:
         app.add_js_file(ASSET)
     if "ropelab-decoder" in body:
+        app.add_js_file(CONFIGS_ASSET)
         app.add_js_file(DECODER_ASSET)
 
 

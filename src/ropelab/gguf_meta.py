@@ -45,6 +45,7 @@ from .rope_config import RopeSpec, frequencies_from_config, rope_spec_from_confi
 
 __all__ = [
     "ARCHITECTURES",
+    "LLAMA_CPP_ROPE_MODES",
     "GGUFRope",
     "frequencies_from_gguf",
     "gguf_rope_metadata",
@@ -75,6 +76,29 @@ ARCHITECTURES = {
     "llama4_text": "llama4",
     "gpt_neox": "gptneox",
     "ministral3": "mistral3",
+}
+
+
+#: How llama.cpp pairs the rotated coordinates, by architecture (``llama_model_rope_type`` in
+#: ``src/llama-model.cpp`` of ggml-org/llama.cpp at commit a5410f046c01d01330c8a42f13b64a211fedf2c3):
+#: ``NORM`` rotates consecutive pairs (the interleaved layout), ``NEOX`` pairs coordinate *i*
+#: with *i* + d/2 (the half split), ``MROPE`` the multi-axis sections of Qwen2-VL. Only the
+#: architectures of the shipped configs that this commit lists; later commits add more (and
+#: an interleaved multi-axis mode, ``LLAMA_ROPE_TYPE_IMROPE``, which
+#: ``src/llama-kv-cache.cpp`` at commit 3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f handles).
+LLAMA_CPP_ROPE_MODES = {
+    "llama": "NORM",
+    "llama4": "NORM",
+    "deepseek2": "NORM",
+    "cohere2": "NORM",
+    "qwen2": "NEOX",
+    "qwen3": "NEOX",
+    "qwen3moe": "NEOX",
+    "olmo2": "NEOX",
+    "phi3": "NEOX",
+    "gemma3": "NEOX",
+    "gptneox": "NEOX",
+    "qwen2vl": "MROPE",
 }
 
 

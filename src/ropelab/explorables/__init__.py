@@ -42,6 +42,7 @@ __all__ = [
     "SCRIPT_MODE_VARIABLE",
     "Explorable",
     "config_decoder",
+    "decoder_configs_script",
     "decoder_script_path",
     "explorable",
     "explorable_data",
@@ -178,45 +179,55 @@ def explorable(kind: str, **params: Any) -> Explorable:
     return Explorable(kind, params, markup)
 
 
+def decoder_configs_script() -> str:
+    """``window.ropelabDecoderConfigs = {...};``: the shipped configs, for the decoder's menu.
+
+    The book's site serves it as an asset (``book/_ext/ropelab_explore.py``), so the chapter's
+    output holds no config and changing a shipped config changes no notebook; in
+    ``"inline"`` mode the output carries it.
+    """
+    from ..configs import load_config, shipped_configs
+
+    configs = {name: load_config(name) for name in shipped_configs()}
+    text = json.dumps(configs, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    return f"window.ropelabDecoderConfigs = {text};\n"
+
+
 def config_decoder(default: str = "olmo-3-7b") -> Explorable:
     """The config decoder of chapter 8A as an HTML output (``ropelab-decoder.js`` runs it).
 
-    A text box for a ``config.json`` (prefilled from a choice of the shipped configs), a
-    button, and an output area where the script shows, per layer type, the numbers of
-    :func:`ropelab.decoder.decode_config`, a figure of the frequencies against plain RoPE,
+    A menu of the shipped configs, a text box for a ``config.json`` (prefilled from the
+    menu), a button, and an output area where the script shows, per layer type, the numbers
+    of :func:`ropelab.decoder.decode_config`, a figure of the frequencies against plain RoPE,
     the GGUF keys and the warnings. The pasted text is parsed as JSON, never evaluated, and
-    every string from it is shown as text. In ``"inline"`` mode the output carries both
-    scripts (the decoder uses the number formats of ``ropelab-explore.js``).
+    every string from it is shown as text. On the book's pages the site serves the scripts
+    and the configs (:func:`decoder_configs_script`); in ``"inline"`` mode the output
+    carries them (the decoder uses the number formats of ``ropelab-explore.js``).
 
     Raises:
         ValueError: if ``default`` is not a shipped config.
     """
-    from ..configs import load_config, shipped_configs
+    from ..configs import shipped_configs
 
     names = shipped_configs()
     if default not in names:
         raise ValueError(f"default must be one of {list(names)}, got {default!r}")
-    configs = {name: load_config(name) for name in names}
-    safe_json = json.dumps(configs, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
-    options = "".join(
-        f'<option value="{html.escape(n)}"{" selected" if n == default else ""}>'
-        f"{html.escape(n)}</option>"
-        for n in names
-    )
     scripts = ""
     if _script_inline():
         decoder = decoder_script_path().read_text(encoding="utf-8")
-        scripts = f"<script>\n{script()}\n</script>\n<script>\n{decoder}\n</script>\n"
+        scripts = (
+            f"<script>\n{script()}\n</script>\n<script>\n{decoder_configs_script()}"
+            f"{decoder}\n</script>\n"
+        )
     markup = (
-        '<div class="ropelab-decoder tex2jax_ignore mathjax_ignore">'
-        '<label class="ropelab-control"><span>Shipped config</span>'
-        f"<select>{options}</select></label>"
+        '<div class="ropelab-decoder tex2jax_ignore mathjax_ignore" '
+        f'data-default="{html.escape(default)}">'
+        '<label class="ropelab-control"><span>Shipped config</span><select></select></label>'
         '<textarea rows="12" spellcheck="false" aria-label="config.json"></textarea>'
         '<button type="button">Decode</button>'
         '<div class="ropelab-decoder-output" aria-live="polite"><p>This decoder runs in the '
         "browser. In Jupyter, run the cell (or trust the notebook) to see it; anywhere, "
         "<code>python -m ropelab describe CONFIG.json</code> prints the same.</p></div>"
-        f'<script type="application/json" class="ropelab-decoder-configs">{safe_json}</script>'
         "</div>\n"
         f"{scripts}"
         "<script>window.ropelabDecoder && window.ropelabDecoder.mountAll();</script>"

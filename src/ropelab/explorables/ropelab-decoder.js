@@ -7,7 +7,9 @@
  *                         JSON (never evaluated), or {error: message naming the field};
  *   decodeConfig(config)  the record of ropelab.decoder.decode_config (throws an Error
  *                         naming the field for a config it cannot read);
- *   mountAll()            wires every .ropelab-decoder element of the page.
+ *   mountAll()            wires every .ropelab-decoder element of the page; its menu lists
+ *                         window.ropelabDecoderConfigs (the shipped configs, served by the
+ *                         site or carried by the output).
  * In Node it exports decodeText and decodeConfig: tests/test_decoder_drift.py compares them
  * with Python on every shipped config and a few hundred seeded random ones.
  *
@@ -1110,8 +1112,12 @@
       return;
     }
     root.setAttribute('data-mounted', 'true');
-    const configs = JSON.parse(root.querySelector('script.ropelab-decoder-configs').textContent);
+    const configs = window.ropelabDecoderConfigs || {};
     const select = root.querySelector('select');
+    for (const name of Object.keys(configs).sort()) {
+      el('option', { value: name }, select, name);
+    }
+    select.value = root.getAttribute('data-default');
     const area = root.querySelector('textarea');
     const out = root.querySelector('.ropelab-decoder-output');
     const button = root.querySelector('button');
@@ -1119,13 +1125,15 @@
       root.ropelabRecord = decodeText(area.value);
       render(out, root.ropelabRecord);
     };
-    select.addEventListener('change', () => {
-      area.value = JSON.stringify(configs[select.value], null, 2);
-      run();
-    });
+    const load = () => {
+      if (has(configs, select.value)) {
+        area.value = JSON.stringify(configs[select.value], null, 2);
+        run();
+      }
+    };
+    select.addEventListener('change', load);
     button.addEventListener('click', run);
-    area.value = JSON.stringify(configs[select.value], null, 2);
-    run();
+    load();
   }
 
   function mountAll() {
