@@ -297,3 +297,51 @@ def test_the_layers_said_to_rotate_are_the_ones_that_do(model_type):
     assert set(said).isdisjoint(fields.nope_layers)
     assert len(said) + len(fields.nope_layers) == fields.num_layers
     assert fields.nope_layers  # every family here has layers without RoPE
+
+
+def test_the_2025_26_models_are_shipped_with_their_sources():
+    from ropelab.configs import shipped_configs, source_of
+
+    required = {
+        "qwen3-8b",
+        "qwen3-30b-a3b-yarn",
+        "qwen3-next-80b-a3b-instruct",
+        "kimi-k2-instruct",
+        "glm-4.5",
+        "smollm3-3b",
+        "llama-3.2-1b-instruct",
+        "phi-4-mini-instruct",
+        "olmo-3-7b",
+        "gpt-oss-120b",
+        "gemma-3n-e2b-it",
+    }
+    assert required <= set(shipped_configs())
+    for name in required:
+        source = source_of(name)
+        assert source["file"] == f"https://huggingface.co/{source['model']}/blob/main/config.json"
+        assert source["copied_from"].startswith(("derived", "assembled")), name
+
+
+def test_kimi_k2_softmax_scale_equals_deepseek_v3_attention():
+    """Kimi K2 runs DeepSeek-V3's code: YaRN x32 with mscale_all_dim 1 gives the softmax
+    m^2 = (0.1 ln 32 + 1)^2, as DeepseekV3Attention.scaling holds it."""
+    import math
+
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as M
+
+    from ropelab.configs import load_config
+
+    raw = {k: v for k, v in load_config("kimi-k2-instruct").items() if not k.startswith("_")}
+    raw["model_type"] = "deepseek_v3"
+    config = hf_config(raw)
+    config.hidden_size, config.num_attention_heads = 64, 2
+    config.q_lora_rank, config.kv_lora_rank = 16, 16
+    head = config.qk_nope_head_dim + config.qk_rope_head_dim
+    theirs = M.DeepseekV3Attention(config, 0).scaling * math.sqrt(head)
+    fields = normalize_config(load_config("kimi-k2-instruct"))
+    assert fields.softmax_scale == pytest.approx(theirs, rel=1e-12)
+    assert fields.softmax_scale == pytest.approx((0.1 * math.log(32) + 1) ** 2, rel=1e-15)
+    ramp = np.asarray(frequencies_from_config(fields.layers[0].config)[0])
+    plain = ropelab.inv_freq(64, 50000.0)
+    ratio = ramp / plain  # beta_fast = beta_slow = 1: a step, no plane in between
+    assert set(np.round(ratio, 12)) == {1.0, round(1 / 32, 12)}
