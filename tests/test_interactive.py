@@ -176,6 +176,7 @@ def test_registry():
         "extension_methods",
         "multiaxis",
         "lab",
+        "remapping",
     )
     assert kinds(explorable=True) == BROWSER_KINDS
     assert set(kinds(explorable=False)) == {"sinusoid", "lab"}
