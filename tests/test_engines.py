@@ -83,3 +83,34 @@ def test_vllm_yarn_table_covers_original_times_factor():
         },
     }
     assert vllm_cache_length(raw) == 131072
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("qwen2.5-7b-instruct-yarn", 32768 * 4),  # YaRN: original x factor
+        ("qwen3-30b-a3b-yarn", 32768 * 4),  # the card's block: above the declared 40,960
+        ("qwen3-8b", 40960),  # no scaling: the declared length
+        ("llama-3.1-8b-instruct", 131072),  # llama3: the declared length, not x factor
+        ("phi-3-mini-128k-instruct", 4096),  # LongRoPE: the original length by default
+        ("gemma-3-1b-it", 32768),  # Gemma 3: never scaled again
+        ("olmo-3-7b", 8192 * 8),  # YaRN on the full-attention group
+    ],
+)
+def test_vllm_max_model_len_follows_its_rule(name, expected):
+    from ropelab.configs import load_config
+    from ropelab.engines import vllm_max_model_len
+
+    assert vllm_max_model_len(load_config(name)) == expected
+
+
+def test_vllm_max_model_len_of_linear_and_dynamic_multiplies_the_declared_length():
+    from ropelab.engines import vllm_max_model_len
+
+    for kind in ("linear", "dynamic"):
+        raw = {
+            "head_dim": 64,
+            "max_position_embeddings": 4096,
+            "rope_scaling": {"rope_type": kind, "factor": 4.0},
+        }
+        assert vllm_max_model_len(raw) == 16384

@@ -4,7 +4,8 @@ Each function restates, in our own NumPy, one documented behaviour of an engine,
 book can run it next to transformers' and ``ropelab``'s numbers. Sources (read at the named
 commits; described in our words):
 
-* **vLLM** (``vllm-project/vllm``): ``get_rope`` in
+* **vLLM** (``vllm-project/vllm``): the default context length
+  (:func:`vllm_max_model_len`, ``vllm/config/model.py`` at commit 18ec6629); ``get_rope`` in
   ``vllm/model_executor/layers/rotary_embedding/__init__.py`` (commit 926c71f6) picks one
   class per ``rope_type`` and rotates ``int(head_size * partial_rotary_factor)``
   coordinates, half-split when ``is_neox_style`` and interleaved otherwise. Every class
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_count
+from .config_fields import normalize_config
 from .core import inv_freq
 from .rope_config import RopeSpec, dynamic_ntk_base, rope_spec_from_config
 
@@ -47,7 +49,37 @@ __all__ = [
     "flash_rotary_reference",
     "vllm_cache_length",
     "vllm_dynamic_frequencies",
+    "vllm_max_model_len",
 ]
+
+
+def vllm_max_model_len(config: Any) -> int:
+    """The context length vLLM serves a config at by default (no ``--max-model-len``).
+
+    vLLM's rule (``_get_and_verify_max_len`` in ``vllm/config/model.py``, commit 18ec6629),
+    without a tokenizer's ``model_max_length``: start from ``max_position_embeddings``; for
+    every rope group whose type is not LongRoPE or Llama 3.1 scaling take its ``factor``
+    (a YaRN group also replaces the length by its ``original_max_position_embeddings``) and
+    multiply; Gemma 3 and 3n are left unscaled (their declared length is already the
+    extended one). With LongRoPE the default is the *original* length.
+    """
+    fields = normalize_config(config)
+    length = fields.max_position_embeddings
+    if length is None:
+        raise ValueError("max_position_embeddings is required to derive vLLM's max_model_len")
+    groups = [entry.rope_parameters for entry in fields.layers]
+    if "gemma3" not in fields.model_type:
+        factor = 1.0
+        for params in groups:
+            if params["rope_type"] not in ("longrope", "llama3"):
+                factor = params.get("factor") or factor
+                if params["rope_type"] == "yarn":
+                    length = params["original_max_position_embeddings"]
+        length = length * factor
+    if any(params["rope_type"] == "longrope" for params in groups):
+        top = (config.get("text_config") or config) if isinstance(config, dict) else {}
+        return int(top.get("original_max_position_embeddings", length))
+    return int(length)
 
 
 def vllm_cache_length(config: Any) -> int:
