@@ -891,3 +891,18 @@ def test_a_report_can_be_wrapped_narrower(diagnoses):
     assert " ".join(narrow.split()) == " ".join(str(diagnosis).split())  # same words
     with pytest.raises(ValueError, match=r"^width"):
         diagnosis.format(width=20)
+
+
+def test_a_partial_rotary_embedding_checked_as_a_whole_head_is_named():
+    def neox_partial(x, positions):  # GPT-NeoX: rotary_pct 0.25, the rest passes through
+        out = x.copy()
+        out[:, :16] = zoo.numpy_rotate_half(x[:, :16], positions)
+        return out
+
+    diagnosis = diagnose_rope(neox_partial, layout="half")
+    assert diagnosis.codes == ["pairing"]
+    message = diagnosis.findings[0].message
+    assert "only the first 16 of 64 coordinates" in message
+    assert "coordinate 0 is paired with 8 (expected 32)" in message
+    assert "dim=16 and layout='half'" in message
+    assert "from the rotation of the whole head" in message

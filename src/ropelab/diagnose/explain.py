@@ -404,6 +404,10 @@ def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> 
     declared = LAYOUT_WORDS[ctx.layout]
     expected = int(layout_pairs(ctx.dim, ctx.layout)[1][0])
     fix = f"pair as the declared layout: {ROTATE_FIX[ctx.layout]}."
+    consequence = (
+        ": weights trained with one pairing and run with the other lose their position "
+        "patterns (chapter 3)"
+    )
     if pairing_layout in LAYOUT_WORDS:
         what = f"fn rotates as the {LAYOUT_WORDS[pairing_layout]}, not as the declared {declared}."
         partner = int(layout_pairs(ctx.dim, pairing_layout)[1][0])
@@ -417,12 +421,33 @@ def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> 
         what = f"fn rotates pairs of coordinates that belong to neither layout, not the {declared}."
         listed = _shorten(", ".join(f"({a}, {b})" for a, b in pairs))
         seen = f"the pairs are {listed} (expected (0, {expected}), …)"
+        rot = 2 * len(pairs)
+        still = ctx.dim - rot
+        for layout in ("half", "interleaved"):
+            first, second = layout_pairs(rot, layout) if rot else ((), ())
+            if still and sorted(pairs) == sorted(zip(first, second, strict=True)):
+                what = (
+                    f"fn rotates only the first {rot} of {ctx.dim} coordinates, as the "
+                    f"{LAYOUT_WORDS[layout]}, with d = {rot}, and passes the other {still} "
+                    "through: a partial rotary embedding."
+                )
+                consequence = " from the rotation of the whole head"
+                seen = (
+                    f"coordinate 0 is paired with {int(second[0])} (expected {expected}), "
+                    f"coordinates {rot} to {ctx.dim - 1} are not mixed with any other"
+                )
+                fix = (
+                    f"if the model rotates only part of each head (partial_rotary_factor "
+                    f"{rot / ctx.dim:g}), check that part alone: diagnose_rope with dim={rot} "
+                    f"and layout={layout!r}. If it rotates the whole head, the rotary dimension "
+                    f"must be {ctx.dim}, not {rot}."
+                )
+                break
     return finding(
         "pairing",
         what,
         f"{seen}; {_keeps_properties(ctx)}, but the numbers differ by up to "
-        f"{ctx.max_error:.2f}: weights trained with one pairing and run with the other lose "
-        "their position patterns (chapter 3).",
+        f"{ctx.max_error:.2f}{consequence}.",
         fix,
     )
 

@@ -89,8 +89,6 @@ def coupling_pairs(
         still = {(a, b) for a, b in planes if a in alone and b in alone}
         if set(pairs) | still == planes and len(pairs) + len(still) == len(planes):
             return layout, [(int(a), int(b)) for a, b in zip(first, second, strict=True)]
-    if alone:
-        return "general", []
     return "other", pairs
 
 
