@@ -140,6 +140,12 @@ def random_config(rng: np.random.Generator) -> dict[str, Any]:
         rope["long_factor"] = [round(1 + i * 0.5, 3) for i in range(planes)]
     if model_type in ("deepseek_v3", "kimi_k2"):
         config["qk_rope_head_dim"], config["qk_nope_head_dim"] = 64, 128
+    if model_type in ("qwen3", "unknown") and rng.random() < 0.7:
+        rope["mrope_section"] = [16, 8, 8]  # Qwen2-VL / Qwen3-VL sections
+        if rng.random() < 0.5:
+            rope["mrope_interleaved"] = True
+        if kind == "default" and rng.random() < 0.3:
+            rope["rope_type"] = "mrope"  # the legacy name, read as default
     if model_type in ("gemma3_text", "gemma3n_text") and rng.random() < 0.5:
         config["rope_local_base_freq"] = 10000.0
     if model_type in ("smollm3", "llama4_text") and rng.random() < 0.5:

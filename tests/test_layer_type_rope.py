@@ -138,6 +138,32 @@ RELEASED = {
 }
 # Spelled as transformers 5 writes them (nested by layer type): the defaults of the classes.
 NESTED = ("gemma4_text", "mimo_v2_flash", "gemma3n_text", "olmo3", "deepseek_v4")
+# Multi-axis sections (M-RoPE): the frequencies are plain RoPE's; the sections say which
+# position axis turns which plane (blocks in Qwen2.5-VL, spelled with the legacy type
+# "mrope"; interleaved in Qwen3-VL), with the released models' section sizes.
+MULTI_AXIS = {
+    "qwen2_5_vl_text": {
+        "model_type": "qwen2_5_vl_text",
+        "hidden_size": 3584,
+        "num_attention_heads": 28,
+        "num_hidden_layers": 4,
+        "rope_theta": 1_000_000.0,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    },
+    "qwen3_vl_text": {
+        "model_type": "qwen3_vl_text",
+        "head_dim": 128,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 4,
+        "rope_parameters": {
+            "rope_type": "default",
+            "rope_theta": 5_000_000.0,
+            "mrope_section": [24, 20, 20],
+            "mrope_interleaved": True,
+        },
+    },
+}
 
 
 def cases() -> list:
@@ -145,7 +171,22 @@ def cases() -> list:
     for model_type in NESTED:
         raw = CONFIG_MAPPING[model_type]().to_dict()
         out.append(pytest.param(raw, id=f"{model_type}-v5-default"))
+    out += [pytest.param(raw, id=f"{name}-sections") for name, raw in MULTI_AXIS.items()]
     return out
+
+
+@pytest.mark.parametrize("model_type", MULTI_AXIS)
+def test_multi_axis_sections_are_described(model_type):
+    raw = MULTI_AXIS[model_type]
+    rope = raw.get("rope_parameters") or raw["rope_scaling"]
+    sections = rope["mrope_section"]
+    (layer,) = ropelab.describe_config(raw).layers
+    params = dict(layer.parameters)
+    assert layer.rope_type == "default"  # "mrope" is read as plain RoPE plus sections
+    assert params["mrope_section"] == "/".join(str(x) for x in sections)
+    assert params["mrope_interleaved"] is bool(rope.get("mrope_interleaved"))
+    assert sum(sections) == layer.rotary_dim // 2  # every plane belongs to one axis
+    assert list(hf_config(raw).rope_parameters["mrope_section"]) == sections
 
 
 @pytest.mark.parametrize("raw", cases())

@@ -212,6 +212,20 @@ def _wrap(items: list[str], indent: str, width: int = 79) -> list[str]:
 
 
 def _method_parameters(flat: dict[str, Any], original: int | None) -> tuple[tuple[str, Any], ...]:
+    """The method's parameters, then multi-axis (M-RoPE) sections where the dict has them:
+    ``mrope_section`` (planes per axis: time, height, width) and whether the axes are
+    interleaved plane by plane (``mrope_interleaved``, Qwen3-VL) or in blocks (Qwen2-VL)."""
+    out = _type_parameters(flat, original)
+    sections = flat.get("mrope_section")
+    if sections:
+        out += (
+            ("mrope_section", "/".join(str(int(x)) for x in sections)),
+            ("mrope_interleaved", bool(flat.get("mrope_interleaved", False))),
+        )
+    return out
+
+
+def _type_parameters(flat: dict[str, Any], original: int | None) -> tuple[tuple[str, Any], ...]:
     kind = flat["rope_type"]
     if kind == "yarn":
         out: list[tuple[str, Any]] = [

@@ -672,7 +672,17 @@
   // (d) The description (ropelab.describe)
   // ---------------------------------------------------------------------------------------
 
+  // the method's parameters, then M-RoPE's sections (describe._method_parameters)
   function methodParameters(flat, original) {
+    const out = typeParameters(flat, original);
+    if (truthy(flat.mrope_section)) {
+      out.push(['mrope_section', flat.mrope_section.map((x) => String(Math.trunc(x))).join('/')]);
+      out.push(['mrope_interleaved', truthy(has(flat, 'mrope_interleaved') ? flat.mrope_interleaved : false)]);
+    }
+    return out;
+  }
+
+  function typeParameters(flat, original) {
     const kind = flat.rope_type;
     if (kind === 'yarn') {
       const out = [
