@@ -809,7 +809,28 @@ def test_in_place_quotes_cos_times_sin(diagnoses):
         message = message_of(diagnoses, fn, layout)
         # in place, coordinate b gets c·s of x_a at position 1 (c = cos 1, s = sin 1)
         assert f"coordinate {partner} gets {math.cos(1) * math.sin(1):+.4f}·x_0" in message
-        assert f"sin = {math.sin(1):+.4f}" in message
+        assert f"where a rotation has {math.sin(1):+.4f}" in message
+
+
+def test_in_place_the_other_way_round_is_named_with_its_matrix():
+    def second_half_first(x, positions):
+        half = x.shape[-1] // 2
+        angle = positions[:, None] * 10000.0 ** (-np.arange(half) / half)
+        cos, sin = np.cos(angle), np.sin(angle)
+        x1, x2 = x[:, :half], x[:, half:]
+        x2[:] = x2 * cos + x1 * sin
+        x1[:] = x1 * cos - x2 * sin  # x2 is already rotated here
+        return x
+
+    diagnosis = diagnose_rope(second_half_first, layout="half")
+    assert diagnosis.codes == ["in_place"]
+    message = diagnosis.findings[0].message
+    assert "overwrites the second coordinate of each pair" in message
+    assert "[[c - s², -cs], [s, c]]" in message
+    # coordinate 0 gets -c·s of x_32 at position 1, where a rotation has -sin 1
+    assert f"gets {-math.cos(1) * math.sin(1):+.4f}·x_32" in message
+    assert f"where a rotation has {-math.sin(1):+.4f}" in message
+    assert "a copy of the second coordinates" in message
 
 
 def test_precision_fix_follows_the_dtype():

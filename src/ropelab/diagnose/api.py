@@ -487,7 +487,8 @@ class _Run:
             k = positions.index(1)
             a, b = structure.pairs[0]
             written, reader = (a, b) if order == "first" else (b, a)
-            example = (1, float(stack[k, reader, written]), float(np.sin(self.theta[0])))
+            rotation = float(np.sin(self.theta[0])) * (1.0 if order == "first" else -1.0)
+            example = (1, float(stack[k, reader, written]), rotation)
             return [explain.in_place(order, pairing_layout, ctx, example)]
         found = self._scale(structure, positions)
         if found is not None:
@@ -512,7 +513,7 @@ class _Run:
         amplitudes = structure.amplitudes
         amp_dev = np.abs(amplitudes - 1.0).max(axis=1)
         if amp_dev.max() > ROUNDING:
-            note = ": the two coordinates of a pair are not turned by one rotation"
+            note = ": the cos and sin it applies are not those of one angle"
             return [*findings, self._property_finding(ctx, note, structure)]
         all_positions = np.array(MATRIX_POSITIONS, dtype=np.int64)
         phi = np.full((len(all_positions), self.dim // 2), np.nan)

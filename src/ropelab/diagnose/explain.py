@@ -296,7 +296,8 @@ def positions_cause(
             for p, u, e in zip(probed[wrong], used[wrong], ends[wrong], strict=True)
         )
         evidence = (
-            f"calls in increasing order of position; read off the angles of every plane: "
+            f"the probes ran in increasing order of position; read off the angles of every "
+            f"plane: "
             f"{_shorten(pairs, 120)}; position {probed[k]} came after calls up to position "
             f"{ends[k] - 1}; max error {ctx.max_error:.2f}."
         )
@@ -728,18 +729,22 @@ def in_place(order: str, pairing_layout: str, ctx: Context, example: tuple) -> F
     first, second = layout_pairs(ctx.dim, pairing_layout)
     a, b = int(first[0]), int(second[0])
     written, reader = (a, b) if order == "first" else (b, a)
-    position, got, sin = example
+    position, got, rotation = example
+    matrix = "[[c, -s], [cs, c - s²]]" if order == "first" else "[[c - s², -cs], [s, c]]"
+    first_word = "first" if order == "first" else "second"
+    other_word = "second" if order == "first" else "first"
     return finding(
         "in_place",
-        f"fn writes the rotated coordinate {written} of each pair into x, then reads it to "
-        f"compute coordinate {reader}: the second update sees the already rotated value.",
-        f"the matrix of every pair is [[c, -s], [cs, c - s²]] (determinant c²), the in-place "
-        f"update, to 1e-9: at position {position} coordinate {reader} gets {got:+.4f}·x_"
-        f"{written} where a rotation has sin = {sin:+.4f}; so {_properties(ctx)}; max error "
+        f"fn overwrites the {first_word} coordinate of each pair in x (x_{written} of the "
+        f"pair ({a}, {b}), …) and then reads it to compute the {other_word}: the second "
+        "update sees an already rotated value.",
+        f"the matrix of every pair is {matrix} (determinant c²), the in-place update, to "
+        f"1e-9: at position {position} coordinate {reader} gets {got:+.4f}·x_{written} where "
+        f"a rotation has {rotation:+.4f}; so {_properties(ctx)}; max error "
         f"{ctx.max_error:.2f}.",
         "compute both coordinates from the original x before writing either: write into a "
-        "new array (np.empty_like, torch.cat of the two halves), or keep a copy of x1 for "
-        "the second line.",
+        f"new array (np.empty_like, torch.cat of the two halves), or keep a copy of the "
+        f"{first_word} coordinates for the second update.",
     )
 
 
