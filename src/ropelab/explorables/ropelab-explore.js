@@ -1772,7 +1772,7 @@
         svgNode('rect', { x: (left.x(d.grid[j]) - cell / 2).toFixed(2), y: (left.y(d.grid[i]) - cell / 2).toFixed(2), width: (cell + 0.4).toFixed(2), height: (cell + 0.4).toFixed(2), fill: diverging(shade) }, g);
       });
     });
-    colourBar(svg, { x: 340, y: 60, w: 12, h: 250 }, 'r / L − 1');
+    colourBar(svg, { x: 340, y: 60, w: 12, h: 250 }, 'r / L − 1 (white: r = L)');
     const high = Math.max(d.length - 1, d.train_len) * 1.05;
     const right = panel(svg, { x: 480, y: 60, w: 200, h: 250 }, {
       x: { min: 0, max: top, label: 'key position n', maxTicks: 3 },

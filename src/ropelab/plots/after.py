@@ -68,7 +68,7 @@ def plot_remapping_maps(maps: Mapping[str, tuple[Sequence[int], Any, int]]) -> F
     A title may hold a line break."""
     if not maps:
         raise ValueError("maps must not be empty")
-    fig, axes = new_figure(len(maps), height=2.3)
+    fig, axes = new_figure(len(maps), height=2.6)
     axes = np.atleast_1d(axes).reshape(-1)
     image = None
     for i, (ax, (name, (grid, relative, train_len))) in enumerate(
