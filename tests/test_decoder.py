@@ -59,6 +59,10 @@ def test_warnings_flag_the_mix_ups():
     assert "nope-layers" in codes("qwen3-next-80b-a3b-instruct")
     assert "spelling" in codes("ministral-3-8b-instruct-2512")
     assert codes("codellama-7b") == []
+    assert "transformers" in codes("kimi-k2-instruct")
+    assert "transformers" in codes("llama-4-scout-17b-16e-instruct")  # tuning: 4
+    assert "transformers" in codes("phi-3-mini-128k-instruct")  # type "su"
+    assert "transformers" not in codes("phi-4-mini-instruct")
     noop = {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 1.0}}
     assert codes(noop) == ["no-op-block"]
     dynamic = {

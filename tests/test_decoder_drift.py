@@ -148,6 +148,10 @@ def random_config(rng: np.random.Generator) -> dict[str, Any]:
             rope["rope_type"] = "mrope"  # the legacy name, read as default
     if model_type in ("gemma3_text", "gemma3n_text") and rng.random() < 0.5:
         config["rope_local_base_freq"] = 10000.0
+    if model_type == "llama4_text" and rng.random() < 0.5:
+        config["attn_temperature_tuning"] = pick([4, True, False, None])
+    if model_type == "phi3" and kind == "longrope" and rng.random() < 0.5:
+        rope["rope_type"] = "su"  # Phi-3's first release
     if model_type in ("smollm3", "llama4_text") and rng.random() < 0.5:
         config["no_rope_layers"] = [int((i + 1) % 4 != 0) for i in range(layers)]
     if model_type in ("cohere2", "exaone4", "olmo3") and rng.random() < 0.7:

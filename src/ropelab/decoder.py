@@ -40,6 +40,7 @@ WARNINGS = {
     "dynamic-cache": "dynamic scaling changes the frequencies with the length",
     "nope-layers": "some layers apply no RoPE",
     "spelling": "transformers 4 reads rope_scaling and rope_theta only",
+    "transformers": "transformers 5.23 cannot load the file as released",
 }
 
 #: ``model_type`` → llama.cpp's architecture (as :data:`ropelab.gguf_meta.ARCHITECTURES`).
@@ -186,6 +187,36 @@ def _warnings(raw: Any, record: dict[str, Any]) -> list[list[str]]:
                 "nope-layers",
                 f"{record['nope_layers']} of {record['num_layers']} layers apply no RoPE: "
                 + "; ".join(record["nope_reasons"]),
+            ]
+        )
+    if record["model_type"] == "kimi_k2":
+        out.append(
+            [
+                "transformers",
+                "transformers 5.23 registers no model_type 'kimi_k2': the card says to run it "
+                "as deepseek_v3, as decoded here",
+            ]
+        )
+    tuning = text.get("attn_temperature_tuning")
+    if (
+        record["model_type"] == "llama4_text"
+        and tuning is not None
+        and not isinstance(tuning, bool)
+    ):
+        out.append(
+            [
+                "transformers",
+                f"attn_temperature_tuning {json.dumps(tuning, ensure_ascii=False)}: transformers 5.23's strict "
+                "config wants true or false; the model's code reads it for truth",
+            ]
+        )
+    scaling = text.get("rope_scaling") if isinstance(text.get("rope_scaling"), dict) else {}
+    if scaling.get("type") == "su" or scaling.get("rope_type") == "su":
+        out.append(
+            [
+                "transformers",
+                "rope type 'su': transformers 5.23 renames it to longrope only after checking "
+                "the dict, and rejects the file as released; read here as longrope",
             ]
         )
     if record["spelling"] == "transformers 5" and text.get("rope_theta") is None:

@@ -870,6 +870,17 @@
     if (record.nope_layers) {
       out.push(['nope-layers', `${record.nope_layers} of ${record.num_layers} layers apply no RoPE: ${record.nope_reasons.join('; ')}`]);
     }
+    if (record.model_type === 'kimi_k2') {
+      out.push(['transformers', "transformers 5.23 registers no model_type 'kimi_k2': the card says to run it as deepseek_v3, as decoded here"]);
+    }
+    const tuning = get(text, 'attn_temperature_tuning');
+    if (record.model_type === 'llama4_text' && tuning !== null && typeof tuning !== 'boolean') {
+      out.push(['transformers', `attn_temperature_tuning ${JSON.stringify(tuning)}: transformers 5.23's strict config wants true or false; the model's code reads it for truth`]);
+    }
+    const scaling = isObject(text.rope_scaling) ? text.rope_scaling : {};
+    if (scaling.type === 'su' || scaling.rope_type === 'su') {
+      out.push(['transformers', "rope type 'su': transformers 5.23 renames it to longrope only after checking the dict, and rejects the file as released; read here as longrope"]);
+    }
     if (record.spelling === 'transformers 5' && get(text, 'rope_theta') === null) {
       out.push(['spelling', "rope_parameters is transformers 5's spelling: transformers 4 reads rope_scaling and rope_theta only, and would run plain RoPE with base 10,000"]);
     }
