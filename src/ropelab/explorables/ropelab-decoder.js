@@ -985,6 +985,7 @@
 .ropelab-decoder-output table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse; font-size: 0.9em; }
 .ropelab-decoder-output th, .ropelab-decoder-output td { padding: 0.15em 0.6em; text-align: left; vertical-align: top; border-bottom: 1px solid #ddd; overflow-wrap: anywhere; }
 .ropelab-decoder-output th { font-weight: normal; color: #444; }
+.ropelab-decoder-gguf td { white-space: nowrap; overflow-wrap: normal; }
 .ropelab-decoder-figure { width: 100%; max-width: 640px; height: auto; display: block; margin: 0.5em 0; }
 .ropelab-decoder-warnings li { color: #8a4b00; overflow-wrap: anywhere; }
 .ropelab-decoder-error { color: #a00000; font-weight: bold; }
