@@ -64,7 +64,8 @@ book: $(RUNTIME_STAMP) assets kit
 # re-executes but the figure export); `make book` copies it into the site.
 #   pdf      the book through Jupyter Book's LaTeX builder and XeLaTeX, both editions
 #   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
-#   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm)
+#   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm), each
+#            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt)
 #   student  the site without the solutions (ropelab_edition: student), into $(KIT)/student
 KIT := _build/kit
 TEXLIVE_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
@@ -84,8 +85,8 @@ pdf: $(RUNTIME_STAMP) texlive
 figures: $(RUNTIME_STAMP)
 	$(BIN)/python tools/export_figures.py --kit $(KIT)
 
-slides: $(RUNTIME_STAMP) assets
-	$(BIN)/python tools/build_slides.py --out $(KIT)/slides
+slides: $(DEV_STAMP) assets chromium
+	$(BIN)/python tools/build_slides.py --pdf --out $(KIT)/slides
 
 student: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_student.py --out $(KIT)/student

@@ -10,7 +10,8 @@ the slides and the student edition in Chromium: tests/browser/test_slides.py, te
   the PNG of the same drawing looks like the book's (thumbnails within 2.5 %).
 * **Slides**: one deck per chapter, with a slide per cell the chapter tags ``slide``, in order,
   after the title slide; every image a deck shows is there, and nothing is fetched from outside
-  (reveal.js, MathJax and the explorables' script are copied next to the decks).
+  (reveal.js, MathJax and the explorables' script are copied next to the decks); each deck is
+  also a PDF with a 16:9 page per slide (issue 28).
 * **Links**: every page of the book, in both editions, links to its edition's PDF, and every
   chapter page to its slides; the introduction links to every part of the kit.
 * **Student edition**: no solution anywhere; the same exercises, with the same numbers, as the
@@ -23,6 +24,7 @@ import base64
 import json
 import os
 import re
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -172,10 +174,30 @@ def test_each_chapter_has_a_deck_of_its_slide_cells(path):
         assert link_target(deck, url).is_file(), f"{path.stem}: {url} is missing"
 
 
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_each_deck_is_also_a_pdf_of_its_slides(path):
+    """Issue 28: every deck printed through reveal.js's print layout, one 16:9 page a slide,
+    with each slide's title on its page, collected in the kit next to the decks."""
+    from pdf_checks import page_count, page_texts
+
+    deck = soup(need(SITE / SLIDES_DIR / f"{path.stem}.html"))
+    sections = deck.select("div.slides > section")
+    pdf = need(SITE / SLIDES_DIR / "pdf" / f"{path.stem}.pdf")
+    assert page_count(pdf) == len(sections), f"{path.stem}: {page_count(pdf)} pages"
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    width, height = map(float, re.search(r"Page size:\s+([\d.]+) x ([\d.]+)", info.stdout).groups())
+    assert abs(width / height - 16 / 9) < 0.01, f"{path.stem}: pages of {width} x {height} pt"
+    for number, (section, text) in enumerate(zip(sections, page_texts(pdf), strict=True), 1):
+        title = " ".join(section.select_one(".slide-title").get_text(" ").split())[:25]
+        words = [w for w in re.findall(r"[A-Za-z]{4,}", title)][:2]
+        flat = " ".join(text.split())
+        assert all(w in flat for w in words), f"{path.stem}: page {number} lacks {title!r}"
+
+
 def test_slides_index_lists_every_deck():
     page = soup(need(SITE / SLIDES_DIR / "index.html"))
     linked = [a["href"] for a in page.select("li a")]
-    assert linked == [f"{p.stem}.html" for p in CHAPTERS]
+    assert linked == [n for p in CHAPTERS for n in (f"{p.stem}.html", f"pdf/{p.stem}.pdf")]
 
 
 # --- links -----------------------------------------------------------------------------------

@@ -1,25 +1,42 @@
-"""A reveal.js deck per chapter, from the cells the chapter tags ``slide`` (issue 18).
+"""A reveal.js deck per chapter, from the cells the chapter tags ``slide`` (issues 18 and 28).
 
-Kit conventions: the deck of a chapter is its title slide and then one slide per cell tagged
-``slide``, in notebook order. A markdown cell is shown rendered, with its math (MathJax); a
-code cell shows its output only: a figure as an image with its numbered caption (the cell's
-code goes into the speaker notes), printed text as text, a SymPy result as an equation, and an
-explorable live (``ropelab-explore.js``). The last slide is the chapter's "What to remember"
-box when it has one and did not tag it. A chapter that tags no cell yet gets a deck made of
-its learning objectives, its captioned figures, its first explorable and its summary.
+The deck of a chapter is a title slide, one slide per cell tagged ``slide`` in notebook order,
+and the chapter's "What to remember" box when it did not tag it. Each is a slide a lecturer
+shows as it is, on a 16:9 screen (1280 x 720):
+
+* **a title**: the cell's ``slide-title`` metadata, else its own heading, else the heading of
+  the section it sits in (the title slide: the chapter's number and title);
+* **a figure** fills the slide's free area (``ropelab-slides.css``: the image takes every pixel
+  the title and a one-line caption leave) with the first sentence of its numbered caption; the
+  whole caption goes to the notes;
+* **an equation** (a markdown cell whose display math carries it) is shown large, with the
+  sentence that says what it means; the rest of its prose goes to the notes;
+* **text** keeps its first paragraphs, up to what a slide holds (``TEXT_BUDGET`` characters);
+  the rest goes to the notes;
+* **speaker notes** (reveal.js's ``<aside class="notes">``, the S key) on every slide: the
+  chapter's prose next to the tagged cell (the paragraphs just before it and the one just
+  after), what was moved off the slide, and the code of a figure;
+* **one explorable per deck**, live (``ropelab-explore.js``): the first tagged one; a later one
+  shows its static twin (the ``print-only`` figure after it) instead.
+
+A chapter that tags no cell yet gets a deck made of its learning objectives, its captioned
+figures, its first explorable and its summary. Every deck is also printed to PDF
+(``slides/pdf/<chapter>.pdf``, reveal.js's print layout, one page per slide, through headless
+Chromium: ``--pdf``, which ``make slides`` passes).
 
 Everything a deck needs is copied next to it, so the folder works offline and on its own
 (opened from the site, from a file manager or from a USB stick)::
 
-    slides/index.html                       the list of decks
+    slides/index.html                       the list of decks (and their PDFs)
     slides/05_long_range_decay.html         one deck per chapter of _toc.yml
+    slides/pdf/05_long_range_decay.pdf      the same deck as a PDF
     slides/img/05_long_range_decay-9.png    the figures (cell 9)
     slides/vendor/reveal/                   reveal.js (npm, the committed package-lock.json)
     slides/vendor/mathjax/                  MathJax (make assets: vendor/mathjax)
     slides/vendor/ropelab-explore.js        the explorables' script (ropelab.explorables)
     slides/ropelab-slides.css, .js          the decks' style; fit-to-slide and start-up
 
-    .venv/bin/python tools/build_slides.py                  # -> _build/kit/slides/
+    .venv/bin/python tools/build_slides.py --pdf               # -> _build/kit/slides/
     .venv/bin/python tools/build_slides.py --out /tmp/slides notebooks/05_long_range_decay.ipynb
 
 ``make slides`` runs it (after ``make assets``); the site build copies the folder into the site
@@ -51,7 +68,7 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from book_toc import toc_notebooks  # noqa: E402
-from export_figures import book_figures, chapter_of  # noqa: E402
+from export_figures import book_figures, chapter_of, png_size  # noqa: E402
 from lecturer_kit import META_CLASS, REMEMBER_CLASS, SLIDE_TAG  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "kit" / "slides"
@@ -60,6 +77,18 @@ MATHJAX = ROOT / "vendor" / "mathjax"
 ASSETS = ROOT / "book" / "slides"
 BIB = ROOT / "book" / "references.bib"
 BOOK_TITLE = "RoPE, derived and run"
+#: The slide, in reveal.js's layout pixels (16:9); ropelab-slides.js and .css use the same.
+SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
+#: Characters of prose a text slide keeps on screen; what follows goes to the notes.
+TEXT_BUDGET = 650
+#: Characters of the chapter's prose the notes take from around a slide's cell.
+NOTES_BUDGET = 2400
+#: A figure narrower than this (width / height) puts its caption beside it, not under it:
+#: drawn under the title, it keeps the slide's whole height.
+SIDE_CAPTION_ASPECT = 1.45
+#: Cell metadata that names a slide (else its heading, else its section's).
+SLIDE_TITLE_KEY = "slide-title"
+HEADING = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$", re.M)
 
 #: ```{directive} argument  and  :::{directive} argument
 DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
@@ -268,6 +297,73 @@ def heading_of(cell: nbformat.NotebookNode) -> str | None:
     return match.group(1).strip() if match else None
 
 
+def split_blocks(markdown: str) -> list[str]:
+    """A markdown cell's blocks (paragraphs, lists, tables, display math, directives), split at
+    blank lines outside fenced blocks (``` ::: $$)."""
+    blocks: list[list[str]] = [[]]
+    fence: str | None = None
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if fence is None:
+            if not stripped:
+                if blocks[-1]:
+                    blocks.append([])
+                continue
+            blocks[-1].append(line)
+            opener = re.match(r"^(`{3,}|:{3,}|\$\$)", stripped)
+            if opener and not (opener.group(1) == "$$" and stripped.count("$$") >= 2):
+                fence = opener.group(1)
+        else:
+            blocks[-1].append(line)
+            if stripped.startswith(fence):
+                fence = None
+    return ["\n".join(b) for b in blocks if b]
+
+
+def is_display_math(block: str) -> bool:
+    stripped = block.strip()
+    return stripped.startswith("$$") or stripped.startswith("```{math}")
+
+
+def prose_length(block: str) -> int:
+    """How much a block fills a slide: its characters, display math counted as two lines."""
+    return 160 if is_display_math(block) else len(block)
+
+
+def first_sentence(text: str, limit: int = 150) -> str:
+    """The first sentence of ``text`` (a caption, a paragraph), cut at ``limit`` characters."""
+    flat = " ".join(text.split())
+    match = re.match(r"(.+?[.!?:])(\s|$)", flat)
+    sentence = match.group(1) if match else flat
+    if len(sentence) > limit:
+        sentence = sentence[:limit].rsplit(" ", 1)[0]
+        # no math, code or emphasis left open by the cut
+        for marker in ("$", "`", "**", "*"):
+            while sentence.count(marker) % 2:
+                sentence = sentence[: sentence.rindex(marker)].rstrip()
+        sentence += " …"
+    return sentence.rstrip(":")
+
+
+@dataclass
+class Slide:
+    """One slide: the cell it comes from, its title, body and notes (HTML)."""
+
+    cell: int
+    title: str
+    body: str
+    notes: str
+    kind: str  #: "text", "equation", "figure", "output", "explorable", "closing"
+
+    def html(self) -> str:
+        return (
+            f'<section data-cell="{self.cell}" class="slide-{self.kind}">\n'
+            f'<h2 class="slide-title">{self.title}</h2>\n'
+            f'<div class="slide-body">\n{self.body}\n</div>\n'
+            f'<aside class="notes">{self.notes}</aside>\n</section>'
+        )
+
+
 @dataclass
 class Deck:
     stem: str
@@ -293,6 +389,7 @@ class ChapterDeck:
         every_figure = book_figures(path)
         self.figures = {f.cell: f for f in every_figure if f.number}
         self.figure_cells = {f.cell for f in every_figure}
+        self.live_explorables = 0
 
     def tagged_cells(self) -> list[int]:
         return [
@@ -317,12 +414,183 @@ class ChapterDeck:
                 explorable_seen = True
         return chosen
 
-    def markdown_slide(self, cell: nbformat.NotebookNode) -> str:
-        return self.renderer.render(cell.source)
+    # --- titles and notes
 
-    def code_slide(self, index: int, cell: nbformat.NotebookNode) -> str:
-        parts: list[str] = []
+    def section_title(self, index: int) -> str:
+        """The heading of the section cell ``index`` sits in (its own first, when it starts
+        with one), as HTML."""
+        cell = self.notebook.cells[index]
+        given = cell.metadata.get(SLIDE_TITLE_KEY)
+        if given:
+            return self.renderer.inline(str(given))
+        for i in range(index, -1, -1):
+            candidate = self.notebook.cells[i]
+            if candidate.cell_type != "markdown":
+                continue
+            headings = [m.group(2) for m in HEADING.finditer(candidate.source)]
+            if i == index:
+                own = HEADING.match(candidate.source.lstrip())
+                if own:
+                    return self.renderer.inline(own.group(2))
+                continue
+            if headings:
+                level_one = re.match(r"^#\s", candidate.source.lstrip())
+                if level_one and len(headings) == 1:
+                    break  # the chapter's title: a slide needs a more specific one
+                return self.renderer.inline(headings[-1])
+        return html.escape(f"{self.chapter}. ") + self.renderer.inline(self.title)
+
+    def is_prose(self, index: int) -> bool:
+        if not 0 <= index < len(self.notebook.cells):
+            return False
+        cell = self.notebook.cells[index]
+        tags = cell.metadata.get("tags", [])
+        return (
+            cell.cell_type == "markdown"
+            and SLIDE_TAG not in tags
+            and not admonition_cell(cell, META_CLASS)
+            and not admonition_cell(cell, REMEMBER_CLASS)
+            and "{exercise}" not in cell.source
+            and "{solution" not in cell.source
+        )
+
+    def nearby_prose(self, index: int) -> list[str]:
+        """The chapter's prose next to cell ``index``: the markdown cells just before it (up
+        to the previous code cell or heading) and the one just after it."""
+        before: list[str] = []
+        i = index - 1
+        while self.is_prose(i) and len(before) < 2:
+            before.insert(0, self.notebook.cells[i].source)
+            if HEADING.match(self.notebook.cells[i].source.lstrip()):
+                break
+            i -= 1
+        after = []
+        if self.is_prose(index + 1) and not HEADING.match(
+            self.notebook.cells[index + 1].source.lstrip()
+        ):
+            after.append(self.notebook.cells[index + 1].source)
+        return before + after
+
+    def notes(self, index: int, moved: list[str], extra_html: str = "") -> str:
+        """Speaker notes: what the slide left out, then the prose around its cell (a markdown
+        slide with neither: its own text, to read from)."""
+        parts, used = [], 0
+        sources = [*moved, *self.nearby_prose(index)]
+        cell = self.notebook.cells[index]
+        if not sources and cell.cell_type == "markdown":
+            sources = [cell.source]
+        for source in sources:
+            text = HEADING.sub("", source).strip()
+            if not text or used > NOTES_BUDGET:
+                continue
+            used += len(text)
+            parts.append(self.renderer.render(text))
+        return "\n".join(parts) + extra_html
+
+    # --- slides
+
+    def markdown_slide(self, index: int, cell: nbformat.NotebookNode, kind: str = "") -> Slide:
+        source = cell.source
+        own = HEADING.match(source.lstrip())
+        if own:
+            source = source.lstrip()[own.end() :].lstrip("\n")
+        blocks = split_blocks(source)
+        title = self.section_title(index)
+        math = [b for b in blocks if is_display_math(b)]
+        prose = [b for b in blocks if not is_display_math(b)]
+        if kind != "closing" and math and sum(len(b) for b in prose) < 900 and len(math) <= 3:
+            # an equation slide: the display math large, one sentence of what it means
+            meaning = self.meaning(index, blocks)
+            body = "".join(self.renderer.render(b) for b in math)
+            if meaning:
+                body += f'<p class="meaning">{self.renderer.inline(meaning)}</p>'
+            return Slide(index, title, body, self.notes(index, prose), "equation")
+        kept, moved, used = [], [], 0
+        for block in blocks:
+            if kind == "closing" or not kept or used + prose_length(block) <= TEXT_BUDGET:
+                kept.append(block)
+                used += prose_length(block)
+            else:
+                moved.append(block)
+        body = self.renderer.render("\n\n".join(kept))
+        return Slide(index, title, body, self.notes(index, moved), kind or "text")
+
+    def meaning(self, index: int, blocks: list[str]) -> str:
+        """The sentence an equation slide shows under its equation: the first one after the
+        display math, else before it, else the start of the next paragraph of the chapter;
+        a sentence, not a fragment ("(the two sines cancel), and ...")."""
+        first_math = next(i for i, b in enumerate(blocks) if is_display_math(b))
+        after = [b for b in blocks[first_math:] if not is_display_math(b)]
+        before = [b for b in blocks[:first_math] if not is_display_math(b)]
+        following = (
+            split_blocks(self.notebook.cells[index + 1].source) if self.is_prose(index + 1) else []
+        )
+        for block in [*after, *before, *following]:
+            text = re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", block.strip())
+            if is_display_math(text) or HEADING.match(text):
+                continue
+            sentence = first_sentence(text, 220)
+            if re.match(r"^(\*\*|[A-Z$\\{`]|\d)", sentence):
+                return sentence
+        return ""
+
+    def image(self, index: int, k: int, data: dict[str, Any]) -> str:
+        name = f"img/{self.path.stem}-{index}-{k}.png"
+        target = self.out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(source_text(data["image/png"])))
+        return f'<img src="{name}" alt="">'
+
+    def figure_body(self, index: int, cell: nbformat.NotebookNode) -> tuple[str, str]:
+        """A figure cell's image with the first sentence of its numbered caption; the notes
+        get the whole caption."""
         figure = self.figures.get(index)
+        for k, output in enumerate(cell.get("outputs", [])):
+            data = output.get("data", {})
+            if "image/png" not in data:
+                continue
+            image = self.image(index, k, data)
+            width, height = png_size(source_text(data["image/png"]))
+            side = ' class="side"' if width < SIDE_CAPTION_ASPECT * height else ""
+            if figure is None or figure.output != k:
+                return f"<figure>{image}</figure>", ""
+            short = self.renderer.inline(first_sentence(figure.caption))
+            full = self.renderer.inline(figure.caption)
+            return (
+                f"<figure{side}>{image}<figcaption><strong>Figure {figure.number}:</strong> "
+                f"{short}</figcaption></figure>",
+                f"<p><strong>Figure {figure.number}:</strong> {full}</p>",
+            )
+        return "", ""
+
+    def static_twin(self, index: int) -> int | None:
+        """The print-only figure that follows an explorable (its static view)."""
+        for i in range(index + 1, min(index + 4, len(self.notebook.cells))):
+            cell = self.notebook.cells[i]
+            if cell.cell_type == "code" and i in self.figure_cells:
+                return i
+        return None
+
+    def code_slide(self, index: int, cell: nbformat.NotebookNode) -> Slide:
+        title = self.section_title(index)
+        code_notes = f'<pre class="code">{html.escape(cell.source)}</pre>'
+        if is_explorable(cell):
+            twin = self.static_twin(index)
+            if self.live_explorables >= 1 and twin is not None:
+                # one live explorable a deck: a later one shows its static figure
+                body, caption = self.figure_body(twin, self.notebook.cells[twin])
+                return Slide(index, title, body, self.notes(index, []) + caption, "figure")
+            self.live_explorables += 1
+            parts = [
+                source_text(o["data"]["text/html"])
+                for o in cell.get("outputs", [])
+                if "text/html" in o.get("data", {})
+            ]
+            return Slide(index, title, "\n".join(parts), self.notes(index, []), "explorable")
+        if index in self.figure_cells:
+            body, caption = self.figure_body(index, cell)
+            return Slide(index, title, body, caption + self.notes(index, []) + code_notes, "figure")
+        parts: list[str] = []
         for k, output in enumerate(cell.get("outputs", [])):
             kind = output.get("output_type")
             if kind == "stream":
@@ -336,19 +604,7 @@ class ChapterDeck:
             if "text/html" in data:
                 parts.append(source_text(data["text/html"]))
             elif "image/png" in data:
-                name = f"img/{self.path.stem}-{index}-{k}.png"
-                target = self.out / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(base64.b64decode(source_text(data["image/png"])))
-                image = f'<img src="{name}" alt="">'
-                if figure is not None and figure.output == k:
-                    caption = self.renderer.inline(figure.caption)
-                    parts.append(
-                        f"<figure>{image}<figcaption><strong>Figure {figure.number}:"
-                        f"</strong> {caption}</figcaption></figure>"
-                    )
-                else:
-                    parts.append(f"<figure>{image}</figure>")
+                parts.append(f"<figure>{self.image(index, k, data)}</figure>")
             elif "text/latex" in data:
                 tex = source_text(data["text/latex"]).strip().strip("$").strip()
                 parts.append(f'<div class="math">\\[{html.escape(tex)}\\]</div>')
@@ -358,8 +614,7 @@ class ChapterDeck:
                 parts.append(
                     f'<pre class="output">{html.escape(source_text(data["text/plain"]))}</pre>'
                 )
-        notes = f'<aside class="notes"><pre>{html.escape(cell.source)}</pre></aside>'
-        return "\n".join(parts) + notes
+        return Slide(index, title, "\n".join(parts), self.notes(index, []) + code_notes, "output")
 
     def build(self) -> Deck:
         tagged = self.tagged_cells()
@@ -369,20 +624,22 @@ class ChapterDeck:
         for index in indices:
             cell = self.notebook.cells[index]
             if cell.cell_type == "markdown":
-                body = self.markdown_slide(cell)
+                slide = self.markdown_slide(index, cell)
             else:
-                body = self.code_slide(index, cell)
-                explorables += is_explorable(cell)
-                figures += index in self.figure_cells
-            slides.append(f'<section data-cell="{index}">\n{body}\n</section>')
+                slide = self.code_slide(index, cell)
+                explorables += slide.kind == "explorable"
+                figures += slide.kind == "figure"
+            slides.append(slide.html())
         remember = [
             i
             for i, c in enumerate(self.notebook.cells)
             if admonition_cell(c, REMEMBER_CLASS) and i not in indices
         ]
         for index in remember[:1]:
-            body = self.markdown_slide(self.notebook.cells[index])
-            slides.append(f'<section data-cell="{index}" class="closing">\n{body}\n</section>')
+            slide = self.markdown_slide(index, self.notebook.cells[index], kind="closing")
+            slide.title = "What to remember"
+            slide.notes = self.summary_notes() or slide.notes
+            slides.append(slide.html())
         return Deck(
             stem=self.path.stem,
             chapter=self.chapter,
@@ -393,16 +650,53 @@ class ChapterDeck:
             tagged=len(tagged),
         )
 
+    def section_cells(self, heading: str) -> list[nbformat.NotebookNode]:
+        """The markdown cells of the section called ``heading`` (its heading cell first)."""
+        cells, inside = [], False
+        for cell in self.notebook.cells:
+            found = (heading_of(cell) or "").lower() if cell.cell_type == "markdown" else None
+            if found is not None and HEADING.match(cell.source.lstrip()):
+                if inside:
+                    break
+                inside = found == heading
+            if inside and cell.cell_type == "markdown":
+                cells.append(cell)
+        return cells
+
+    def summary_notes(self) -> str:
+        cells = self.section_cells("summary")
+        return "".join(self.renderer.render(HEADING.sub("", c.source)) for c in cells)
+
     def title_slide(self) -> str:
+        """The chapter's number and title, what to know first and how long it takes (the
+        "Before you start" box) and the learning objectives; the notes: its opening."""
         meta = next((c for c in self.notebook.cells if admonition_cell(c, META_CLASS)), None)
-        meta_html = self.markdown_slide(meta) if meta is not None else ""
+        meta_html = ""
+        if meta is not None:
+            _, body = parse_options(re.sub(r"^```\{admonition\}[^\n]*\n", "", meta.source))
+            meta_html = self.renderer.render(body.replace("```", ""))
+        objectives = self.section_cells("learning objectives")
+        goals = "".join(self.renderer.render(HEADING.sub("", c.source)) for c in objectives)
+        opening = next(
+            (
+                c.source
+                for i, c in enumerate(self.notebook.cells)
+                if i > 0 and self.is_prose(i) and not HEADING.match(c.source.lstrip())
+            ),
+            "",
+        )
         page = f"../notebooks/{self.path.stem}.html"
+        chapter = html.escape(self.chapter)
         return (
             '<section class="title-slide">\n'
-            f'<p class="book">{html.escape(BOOK_TITLE)}</p>\n'
-            f"<h1>{html.escape(self.chapter)}. {self.renderer.inline(self.title)}</h1>\n"
-            f"{meta_html}\n"
-            f'<p class="chapter-link"><a href="{page}">The chapter in the book</a></p>\n'
+            f'<p class="book">{html.escape(BOOK_TITLE)} · Chapter {chapter}</p>\n'
+            f'<h1 class="slide-title">{chapter}. {self.renderer.inline(self.title)}</h1>\n'
+            '<div class="slide-body">\n'
+            f'<div class="goals"><p class="label">In this session</p>{goals}</div>\n'
+            f'<div class="meta">{meta_html}'
+            f'<p class="chapter-link"><a href="{page}">The chapter in the book</a></p></div>\n'
+            "</div>\n"
+            f'<aside class="notes">{self.renderer.render(opening)}</aside>\n'
             "</section>"
         )
 
@@ -453,21 +747,25 @@ def deck_page(deck: Deck) -> str:
 """
 
 
-def index_page(decks: list[Deck]) -> str:
-    rows = "\n".join(
-        f'<li><a href="{d.stem}.html">{html.escape(d.chapter)}. {html.escape(d.title)}</a> '
-        f"<small>({len(d.slides)} slides)</small></li>"
-        for d in decks
-    )
+def index_page(decks: list[Deck], pdfs: bool = False) -> str:
+    def row(d: Deck) -> str:
+        pdf = f' · <a href="{PDF_DIR}/{d.stem}.pdf">PDF</a>' if pdfs else ""
+        return (
+            f'<li><a href="{d.stem}.html">{html.escape(d.chapter)}. {html.escape(d.title)}</a> '
+            f"<small>({len(d.slides)} slides{pdf})</small></li>"
+        )
+
+    rows = "\n".join(row(d) for d in decks)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>{BOOK_TITLE}: slides</title>
 <link rel="stylesheet" href="ropelab-slides.css"></head>
 <body class="slides-index">
 <h1>{BOOK_TITLE}: slides</h1>
-<p>One reveal.js deck per chapter, made from the cells the chapter marks for slides. Arrow keys
-move between slides; F is full screen, S the speaker view (with the code of each figure),
-Esc the overview. The decks work offline: this folder holds everything they need.</p>
+<p>One reveal.js deck per chapter (16:9), made from the cells the chapter marks for slides.
+Arrow keys move between slides; F is full screen, S the speaker view (with the notes: the
+chapter's explanation of each slide), Esc the overview. The decks work offline: this folder
+holds everything they need. Each deck is also a PDF, one page per slide.</p>
 <ul>
 {rows}
 </ul>
@@ -475,6 +773,57 @@ Esc the overview. The decks work offline: this folder holds everything they need
 </body>
 </html>
 """
+
+
+#: The decks' PDFs, inside the slides folder.
+PDF_DIR = "pdf"
+
+
+def export_pdfs(out: Path, decks: list[Deck]) -> list[Path]:
+    """Every deck printed to PDF through reveal.js's print layout (``?print-pdf``: one page a
+    slide, 1280 x 720) in headless Chromium, offline, once its math is typeset and every slide
+    fitted. Needs Playwright (requirements-dev.txt) and Debian's Chromium."""
+    from headless_chromium import CHROMIUM
+    from page_layout import launch
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"Chromium not found at {CHROMIUM}: make chromium")
+    target = out / PDF_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        for deck in decks:
+            page = browser.new_page(viewport={"width": SLIDE_WIDTH, "height": SLIDE_HEIGHT})
+            page.route(
+                "**/*",
+                lambda route, request: (
+                    route.continue_()
+                    if request.url.startswith(("file:", "data:", "blob:", "about:"))
+                    else route.abort()
+                ),
+            )
+            # reveal.js's print layout comes from ?print-pdf, not from print media; screen media
+            # keeps the live explorable drawn (the book's print style swaps it for its figure)
+            page.emulate_media(media="screen")
+            page.goto((out / f"{deck.stem}.html").as_uri() + "?print-pdf", wait_until="load")
+            page.wait_for_function(
+                "document.documentElement.dataset.deckReady === 'true'", timeout=120_000
+            )
+            page.wait_for_timeout(300)
+            path = target / f"{deck.stem}.pdf"
+            page.pdf(
+                path=str(path),
+                width=f"{SLIDE_WIDTH}px",
+                height=f"{SLIDE_HEIGHT}px",
+                print_background=True,
+                prefer_css_page_size=True,
+            )
+            page.close()
+            written.append(path)
+        browser.close()
+    return written
 
 
 def copy_vendor(out: Path) -> None:
@@ -503,9 +852,10 @@ def copy_vendor(out: Path) -> None:
         shutil.copyfile(ASSETS / name, out / name)
 
 
-def build(paths: list[Path], out: Path) -> list[Deck]:
+def build(paths: list[Path], out: Path, *, pdf: bool = False) -> list[Deck]:
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "img", ignore_errors=True)
+    shutil.rmtree(out / PDF_DIR, ignore_errors=True)
     copy_vendor(out)
     cites = load_citations()
     decks = []
@@ -518,7 +868,10 @@ def build(paths: list[Path], out: Path) -> list[Deck]:
             f"  {deck.stem}: {len(deck.slides)} slides ({source}; "
             f"{deck.figures} figures, {deck.explorables} explorables)"
         )
-    (out / "index.html").write_text(index_page(decks), encoding="utf-8")
+    (out / "index.html").write_text(index_page(decks, pdfs=pdf), encoding="utf-8")
+    if pdf:
+        for written in export_pdfs(out, decks):
+            print(f"  {written.relative_to(out)}: {written.stat().st_size / 1e6:.1f} MB")
     return decks
 
 
@@ -526,9 +879,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every chapter")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--pdf", action="store_true", help="print every deck to PDF too (Playwright, Chromium)"
+    )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or toc_notebooks()
-    decks = build(paths, args.out.resolve())
+    decks = build(paths, args.out.resolve(), pdf=args.pdf)
     total = sum(len(d.slides) for d in decks)
     print(f"{len(decks)} decks, {total} slides -> {args.out}")
     return 0

@@ -1,29 +1,48 @@
 // Start a chapter's deck (tools/build_slides.py) once MathJax has typeset, then fit every slide
-// into 1280 x 800: a slide whose content is taller gets smaller type (--fit, down to 70 %), then
-// is zoomed as a whole (a tall explorable or figure) until it fits.
+// into 1280 x 720 (16:9): a slide whose content is taller gets smaller type (--fit, down to
+// 70 %), then is zoomed as a whole (a tall explorable) until it fits. Slides are flex columns
+// (title, body): reveal.js shows them with display: flex. With ?print-pdf reveal.js lays the
+// deck out for printing (one page a slide): every slide is fitted first.
 (function () {
   'use strict';
   const WIDTH = 1280;
-  const HEIGHT = 800;
+  const HEIGHT = 720;
+
+  // How much taller a slide's content is than the room it has (1: it fits): the body's
+  // content against the body (the title takes its own line), both in the slide's own units.
+  function excess(section) {
+    const body = section.querySelector('.slide-body') || section;
+    return body.scrollHeight / Math.max(1, body.clientHeight);
+  }
 
   function fit(section) {
     if (!section || section.dataset.fit) {
       return;
     }
-    const limit = HEIGHT * 0.97;
     let scale = 1;
     section.style.setProperty('--fit', '1');
     section.style.zoom = '';
     // Text first: smaller type, down to 70 %.
-    while (section.scrollHeight > limit && scale > 0.7) {
+    const overflows = () => {
+      const body = section.querySelector('.slide-body') || section;
+      return body.scrollHeight > body.clientHeight + 1;
+    };
+    while (overflows() && scale > 0.7) {
       scale = Math.round((scale - 0.05) * 100) / 100;
       section.style.setProperty('--fit', String(scale));
     }
     // Then everything (a tall explorable or figure): zoom the slide's content to fit.
     let zoom = 1;
-    if (section.scrollHeight > limit) {
-      zoom = Math.floor((limit / section.scrollHeight) * 100) / 100;
+    for (let step = 0; step < 8 && overflows(); step += 1) {
+      zoom = Math.floor((zoom / Math.min(Math.max(excess(section), 1.01), 1.25)) * 100) / 100;
       section.style.zoom = String(zoom);
+    }
+    // A display equation wider than the slide: its type made smaller until it fits.
+    for (const math of section.querySelectorAll('.slide-body div.math')) {
+      for (let step = 0; step < 4 && math.scrollWidth > math.clientWidth + 1; step += 1) {
+        const size = parseFloat(getComputedStyle(math).fontSize);
+        math.style.fontSize = `${Math.floor(size * (math.clientWidth / math.scrollWidth) * 0.98)}px`;
+      }
     }
     section.dataset.fit = String(scale);
     section.dataset.zoom = String(zoom);
@@ -50,9 +69,16 @@
       height: HEIGHT,
       margin: 0.04,
       center: false,
+      display: 'flex',
       transition: 'none',
+      pdfMaxPagesPerSlide: 1,
       plugins: [RevealNotes],
     }).then(() => {
+      if (/print-pdf/.test(window.location.search)) {
+        for (const section of document.querySelectorAll('.reveal .slides > section')) {
+          fit(section);
+        }
+      }
       fit(Reveal.getCurrentSlide());
       Reveal.on('slidechanged', (event) => fit(event.currentSlide));
       Reveal.layout();
