@@ -170,7 +170,7 @@ def gguf_rope_metadata(config: Any) -> GGUFRope:
         if spec.mscale_all_dim:
             values[_key(arch, "SCALING_YARN_LOG_MUL")] = 0.1 * float(spec.mscale_all_dim)
         if not spec.truncate:
-            notes.append("truncate false: GGUF has no key for it (ggml rounds the ramp's ends)")
+            notes.append("truncate false: GGUF has no key for it; read back, the ramp is rounded")
     elif kind == "llama3":
         theta = inv_freq(spec.rotary_dim, spec.rope_theta)
         scaled_theta, _ = frequencies_from_config(main.config)
