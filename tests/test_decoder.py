@@ -99,3 +99,36 @@ def test_the_output_carries_the_configs_only_inline(monkeypatch):
     assert json.loads(body.replace("<\\/", "</")) == {n: load_config(n) for n in shipped_configs()}
     with pytest.raises(ValueError, match="default must be one of"):
         config_decoder("no-such-model")
+
+
+def test_the_site_serves_the_decoders_scripts_in_order(tmp_path):
+    """book/_ext/ropelab_explore.py: a page with the decoder gets the explorables' script,
+    the configs and the decoder, in that order; the build copies all three."""
+    import importlib.util
+    import types
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "ropelab_explore.py"
+    spec = importlib.util.spec_from_file_location("ropelab_explore_ext", path)
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    added: list[str] = []
+    app = types.SimpleNamespace(
+        add_js_file=added.append,
+        outdir=str(tmp_path),
+        builder=types.SimpleNamespace(format="html"),
+    )
+    ext._add_to_pages_with_explorables(app, "p", "page.html", {"body": "x"}, None)
+    assert added == []
+    body = '<div class="ropelab-decoder tex2jax_ignore">'
+    ext._add_to_pages_with_explorables(app, "p", "page.html", {"body": body}, None)
+    assert added == [ext.ASSET, ext.CONFIGS_ASSET, ext.DECODER_ASSET]
+    ext._copy_script(app, None)
+    static = tmp_path / "_static" / "ropelab"
+    assert {p.name for p in static.iterdir()} == {
+        "ropelab-explore.js",
+        "ropelab-decoder.js",
+        "ropelab-decoder-configs.js",
+    }
+    configs = (static / "ropelab-decoder-configs.js").read_text(encoding="utf-8")
+    assert configs.startswith("window.ropelabDecoderConfigs = {")
