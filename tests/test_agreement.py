@@ -11,7 +11,7 @@ from ropelab.agreement import agreement, largest_difference, significant, tolera
 def test_rounding_noise_of_any_size_below_the_tolerance_prints_the_same_line():
     # The same verdict for 0, 1.1e-16 and 1.1e-10: what two CPUs printed for one cell.
     lines = {agreement([1.0, 2.0], [1.0, 2.0 + noise], tol=1e-9) for noise in (0, 1.1e-16, 1.1e-10)}
-    assert lines == {"agree to 1e-09"}
+    assert lines == {"agree to 1e-9"}
 
 
 def test_a_real_difference_is_named_with_its_size():
@@ -19,6 +19,18 @@ def test_a_real_difference_is_named_with_its_size():
         "DIFFER: largest difference 0.5, above the tolerance 1e-12"
     )
     assert agreement([math.nan], [0.0], tol=1.0).startswith("DIFFER: largest difference nan")
+
+
+def test_tolerances_print_as_a_reader_writes_them():
+    assert [tolerance_text(t) for t in (1e-12, 1e-9, 1e-6, 2.5e-5, 0.001, 0.5, 1e20)] == [
+        "1e-12",
+        "1e-9",
+        "1e-6",
+        "2.5e-5",
+        "0.001",
+        "0.5",
+        "1e20",
+    ]
 
 
 def test_within():

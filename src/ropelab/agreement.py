@@ -29,8 +29,17 @@ __all__ = ["agreement", "largest_difference", "significant", "tolerance_text", "
 
 
 def tolerance_text(tol: float) -> str:
-    """A tolerance as a reader writes it: ``1e-12``, ``0.001``, ``2.5e-05``."""
-    return f"{check_positive(tol, 'tol'):g}"
+    """A tolerance as a reader writes it: ``1e-12``, ``1e-9``, ``0.001``, ``2.5e-5``."""
+    return _short_exponent(f"{check_positive(tol, 'tol'):g}")
+
+
+def _short_exponent(text: str) -> str:
+    """``1e-09`` -> ``1e-9``, ``1e+20`` -> ``1e20``: the exponent as a reader writes it."""
+    mantissa, sep, exponent = text.partition("e")
+    if not sep:
+        return text
+    sign = "-" if exponent.startswith("-") else ""
+    return f"{mantissa}e{sign}{int(exponent.lstrip('+-'))}"
 
 
 def largest_difference(a: Any, b: Any) -> float:
