@@ -333,8 +333,13 @@ def prose_length(block: str) -> int:
 def first_sentence(text: str, limit: int = 150) -> str:
     """The first sentence of ``text`` (a caption, a paragraph), cut at ``limit`` characters."""
     flat = " ".join(text.split())
-    match = re.match(r"(.+?[.!?:])(\s|$)", flat)
+    # a sentence ends at . ! ?; one too long for a line ends at a colon after a real clause
+    # ("Left: ..." is not one)
+    match = re.match(r"(.+?[.!?])(\s|$)", flat)
     sentence = match.group(1) if match else flat
+    if len(sentence) > limit:
+        clause = re.match(r"(.{40,}?):(\s|$)", sentence)
+        sentence = clause.group(1) if clause else sentence
     if len(sentence) > limit:
         sentence = sentence[:limit].rsplit(" ", 1)[0]
         # no math, code or emphasis left open by the cut

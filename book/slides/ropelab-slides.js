@@ -21,7 +21,6 @@
     }
     let scale = 1;
     section.style.setProperty('--fit', '1');
-    section.style.zoom = '';
     // Text first: smaller type, down to 70 %.
     const overflows = () => {
       const body = section.querySelector('.slide-body') || section;
@@ -33,9 +32,11 @@
     }
     // Then everything (a tall explorable or figure): zoom the slide's content to fit.
     let zoom = 1;
+    // (the body only: the title keeps its size)
+    const body = section.querySelector('.slide-body') || section;
     for (let step = 0; step < 8 && overflows(); step += 1) {
       zoom = Math.floor((zoom / Math.min(Math.max(excess(section), 1.01), 1.25)) * 100) / 100;
-      section.style.zoom = String(zoom);
+      body.style.zoom = String(zoom);
     }
     // A display equation wider than the slide: its type made smaller until it fits.
     for (const math of section.querySelectorAll('.slide-body div.math')) {
