@@ -256,11 +256,16 @@ def subset_icon_fonts(outdir: Path, codepoints: set[int]) -> dict[str, int]:
 # --- the build -----------------------------------------------------------------------------
 
 
+#: Folders of the site this build did not write: the lecturer's kit copied in by
+#: book/_ext/lecturer_kit.py (the slides load their own MathJax; the student edition went
+#: through this extension when it was built).
+COPIED = {"_static", "_sources", "slides", "student", "kit"}
+
+
 def site_pages(outdir: Path) -> list[Path]:
+    """The HTML pages this build wrote (not the static files, nor the kit copied in)."""
     return sorted(
-        p
-        for p in outdir.rglob("*.html")
-        if not ({"_static", "_sources"} & set(p.relative_to(outdir).parts))
+        p for p in outdir.rglob("*.html") if not (COPIED & set(p.relative_to(outdir).parts[:-1]))
     )
 
 
