@@ -170,6 +170,7 @@ def test_registry():
         "rotation2d",
         "complex_score",
         "block_matrix",
+        "precision",
         "spectrum",
         "decay",
         "calculator",
