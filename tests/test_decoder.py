@@ -43,8 +43,12 @@ def test_record_holds_the_frequencies_and_the_gguf_keys(name):
     assert tensors == {k: f"{v.size} values" for k, v in rope.tensors.items()}
 
 
-def test_the_architecture_tables_agree():
-    assert decoder._ARCH == gguf_meta.ARCHITECTURES
+def test_gguf_keys_carry_llama_cpps_architecture_name():
+    """qwen3_moe is llama.cpp's qwen3moe (gguf.MODEL_ARCH_NAMES), as gguf_meta writes it."""
+    record = decoder.decode_config(load_config("qwen3-30b-a3b-yarn"))
+    keys = list(json.dumps(record["gguf"]).split('"'))
+    assert "qwen3moe.rope.freq_base" in keys
+    assert gguf_meta.ARCHITECTURES["qwen3_moe"] == "qwen3moe"
 
 
 def codes(name_or_config):

@@ -356,6 +356,34 @@ def _nope_layers(
     return tuple(sorted(nope)), reasons
 
 
+def _scaled_full_plain_sliding(
+    layer_types: list[str],
+    full: dict,
+    sliding_theta: float,
+    partial: float,
+    layer_config: Any,
+) -> list[LayerRope]:
+    """Two layer groups: the full-attention layers with the config's rope parameters
+    (``full``), the sliding ones with plain RoPE at ``sliding_theta`` (Gemma 3's local base,
+    OLMo 3's sliding layers), in the order transformers lists them."""
+    per_type = {
+        "full_attention": full,
+        "sliding_attention": {
+            "rope_type": "default",
+            "rope_theta": sliding_theta,
+            "partial_rotary_factor": partial,
+        },
+    }
+    return [
+        LayerRope(
+            name,
+            tuple(i for i, t in enumerate(layer_types) if t == name),
+            layer_config(per_type[name]),
+        )
+        for name in ("sliding_attention", "full_attention")
+    ]
+
+
 def normalize_config(config: Any) -> RopeFields:
     """Read a released ``config.json`` (or a transformers config) into :class:`RopeFields`.
 
@@ -499,19 +527,12 @@ def normalize_config(config: Any) -> RopeFields:
             f"rope_scaling applies to the full-attention layers only; sliding layers: "
             f"plain RoPE, base {sliding_theta:,.0f} (the config class's default)"
         )
-        per_type = {
-            "full_attention": _flat_params(
-                params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
-            ),
-            "sliding_attention": {
-                "rope_type": "default",
-                "rope_theta": sliding_theta,
-                "partial_rotary_factor": partial,
-            },
-        }
-        for name in ("sliding_attention", "full_attention"):
-            index = tuple(i for i, t in enumerate(layer_types) if t == name)
-            layers.append(LayerRope(name, index, layer_config(per_type[name])))
+        full = _flat_params(
+            params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
+        )
+        layers += _scaled_full_plain_sliding(
+            layer_types, full, sliding_theta, partial, layer_config
+        )
     elif model_type in _GEMMA3_TYPES:
         full_theta = theta if theta is not None else _GEMMA3_THETA["full_attention"]
         local = text.get("rope_local_base_freq")
@@ -523,19 +544,10 @@ def normalize_config(config: Any) -> RopeFields:
             if local is not None
             else "no rope_local_base_freq: Gemma 3's default 1e4 for sliding layers"
         )
-        per_type = {
-            "full_attention": _flat_params(
-                params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
-            ),
-            "sliding_attention": {
-                "rope_type": "default",
-                "rope_theta": local_theta,
-                "partial_rotary_factor": partial,
-            },
-        }
-        for name in ("sliding_attention", "full_attention"):
-            index = tuple(i for i, t in enumerate(layer_types) if t == name)
-            layers.append(LayerRope(name, index, layer_config(per_type[name])))
+        full = _flat_params(
+            params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
+        )
+        layers += _scaled_full_plain_sliding(layer_types, full, local_theta, partial, layer_config)
     else:
         if theta is None:
             theta = 10_000.0

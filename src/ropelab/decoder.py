@@ -29,6 +29,7 @@ from typing import Any
 from .config_fields import normalize_config
 from .core import inv_freq
 from .describe import describe_config
+from .gguf_meta import ARCHITECTURES
 
 __all__ = ["WARNINGS", "decode_config", "decode_text", "gguf_keys"]
 
@@ -43,30 +44,6 @@ WARNINGS = {
     "transformers": "transformers 5.23 cannot load the file as released",
 }
 
-#: ``model_type`` → llama.cpp's architecture (as :data:`ropelab.gguf_meta.ARCHITECTURES`).
-_ARCH = {
-    "llama": "llama",
-    "mistral": "llama",
-    "qwen2": "qwen2",
-    "qwen3": "qwen3",
-    "qwen3_moe": "qwen3moe",
-    "qwen3_next": "qwen3next",
-    "deepseek_v2": "deepseek2",
-    "deepseek_v3": "deepseek2",
-    "kimi_k2": "deepseek2",
-    "glm4_moe": "glm4moe",
-    "smollm3": "smollm3",
-    "phi3": "phi3",
-    "olmo2": "olmo2",
-    "olmo3": "olmo2",
-    "gpt_oss": "gpt-oss",
-    "gemma3_text": "gemma3",
-    "gemma3n_text": "gemma3n",
-    "llama4_text": "llama4",
-    "gpt_neox": "gptneox",
-    "ministral3": "mistral3",
-}
-
 
 def _round(x: float) -> float:
     """12 significant digits: what the browser's check compares (float64 noise removed)."""
@@ -77,7 +54,7 @@ def gguf_keys(record: dict[str, Any]) -> list[list[Any]]:
     """The GGUF rope keys of a decoded config: ``[[key, value], ...]`` (tensors as
     ``"tensor <name>: <n> values"``), as :func:`ropelab.gguf_meta.gguf_rope_metadata` writes
     them."""
-    arch = _ARCH.get(record["model_type"], record["model_type"])
+    arch = ARCHITECTURES.get(record["model_type"], record["model_type"])
     layers = record["layers"]
     scaled = [lay for lay in layers if lay["rope_type"] != "default"]
     main = scaled[0] if scaled else layers[-1]
