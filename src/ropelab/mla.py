@@ -107,7 +107,12 @@ class MLACache:
 
     @property
     def mha_per_layer(self) -> int:
-        r"""Multi-head attention with the same heads, :math:`2 n_h d_h` (32,768)."""
+        r"""DeepSeek-V2's baseline (Table 1), heads of :math:`d_h`: :math:`2 n_h d_h` (32,768).
+
+        Heads of :math:`d_h` for keys and values alike; multi-head attention with DeepSeek's own
+        heads (keys :math:`d_h + d_h^R = 192`, values 128) would cache
+        :math:`n_h (d_h + d_h^R + d_v)` (40,960).
+        """
         return mha_cache_elements(self.n_heads, self.head_dim)
 
     @property
