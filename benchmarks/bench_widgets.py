@@ -21,7 +21,7 @@ from typing import Any
 from bench_common import ROOT, Row, median_time
 
 sys.path.insert(0, str(ROOT / "tools"))
-from headless_chromium import CHROMIUM, CHROMIUM_ARGS
+from headless_chromium import CHROMIUM, CHROMIUM_ARGS, keep_offline
 
 from ropelab.interactive import FIGURES, figure_spec
 
@@ -193,14 +193,7 @@ def browser_rows(site: Path, reps: int = 5) -> list[Row]:
         try:
             for page_path in pages:
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.route(
-                    "**/*",
-                    lambda route, request: (
-                        route.continue_()
-                        if request.url.startswith(("file://", "data:", "blob:", "about:"))
-                        else route.abort()
-                    ),
-                )
+                keep_offline(page)
                 page.goto(page_path.as_uri(), wait_until="load")
                 results = page.evaluate(MEASURE_JS, reps)
                 page.close()

@@ -788,7 +788,7 @@ def export_pdfs(out: Path, decks: list[Deck]) -> list[Path]:
     """Every deck printed to PDF through reveal.js's print layout (``?print-pdf``: one page a
     slide, 1280 x 720) in headless Chromium, offline, once its math is typeset and every slide
     fitted. Needs Playwright (requirements-dev.txt) and Debian's Chromium."""
-    from headless_chromium import CHROMIUM
+    from headless_chromium import CHROMIUM, keep_offline
     from page_layout import launch
     from playwright.sync_api import sync_playwright
 
@@ -801,14 +801,7 @@ def export_pdfs(out: Path, decks: list[Deck]) -> list[Path]:
         browser = launch(playwright)
         for deck in decks:
             page = browser.new_page(viewport={"width": SLIDE_WIDTH, "height": SLIDE_HEIGHT})
-            page.route(
-                "**/*",
-                lambda route, request: (
-                    route.continue_()
-                    if request.url.startswith(("file:", "data:", "blob:", "about:"))
-                    else route.abort()
-                ),
-            )
+            keep_offline(page)
             # reveal.js's print layout comes from ?print-pdf, not from print media; screen media
             # keeps the live explorable drawn (the book's print style swaps it for its figure)
             page.emulate_media(media="screen")

@@ -6,6 +6,8 @@ Debian's ``chromium`` (``make chromium`` installs it), never a browser Playwrigh
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
+from typing import Any
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -21,3 +23,21 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--allow-file-access-from-files",
 ]
+
+#: What an offline page may load: its own files and what it makes in memory.
+LOCAL_URL_PREFIXES = ("file://", "data:", "blob:", "about:")
+
+
+def keep_offline(page: Any, on_blocked: Callable[[str], None] | None = None) -> None:
+    """Let ``page`` load only local URLs (:data:`LOCAL_URL_PREFIXES`) and abort every other
+    request, passing its URL to ``on_blocked`` when given (the browser tests record them)."""
+
+    def route(route: Any, request: Any) -> None:
+        if request.url.startswith(LOCAL_URL_PREFIXES):
+            route.continue_()
+            return
+        if on_blocked is not None:
+            on_blocked(request.url)
+        route.abort()
+
+    page.route("**/*", route)

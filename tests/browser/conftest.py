@@ -35,7 +35,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from book_toc import toc_docnames
-from headless_chromium import CHROMIUM
+from headless_chromium import CHROMIUM, keep_offline
 from page_layout import WIDTHS, launch, measure_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,15 +99,7 @@ def attach_log(page: Any, log: PageLog) -> None:
     page.on("pageerror", lambda e: log.page_errors.append(str(e)))
     page.on("requestfailed", lambda r: log.failed_requests.append(f"{r.url} {r.failure}"))
     page.on("requestfinished", lambda r: log.finished_requests.append(r.url))
-
-    def route(route: Any, request: Any) -> None:
-        if request.url.startswith(("file://", "data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            log.external_requests.append(request.url)
-            route.abort()
-
-    page.route("**/*", route)
+    keep_offline(page, log.external_requests.append)
 
 
 #: Resolves once MathJax (only on pages with math) has typeset, the fonts have loaded and every
