@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -169,8 +170,24 @@ def fetched_files(url: str, log: PageLog) -> dict[str, int]:
     return files
 
 
-def settle(page: Any) -> None:
-    """Wait for ``SETTLED_JS``; a page that redirects (index.html) is followed first."""
+REFRESH = re.compile(r'<meta http-equiv="Refresh" content="\d+;\s*url=([^"]+)"', re.IGNORECASE)
+
+
+def refresh_target(path: Path) -> str | None:
+    """The URL a redirect page (``<meta http-equiv="Refresh">``) sends the reader to, or None."""
+    head = path.read_text(encoding="utf-8", errors="replace")[:2000]
+    found = REFRESH.search(head)
+    return (path.parent / found.group(1)).resolve().as_uri() if found else None
+
+
+def settle(page: Any, redirect_to: str | None = None) -> None:
+    """Wait for ``SETTLED_JS``; a redirect page is followed to ``redirect_to`` and loaded first.
+
+    Waiting for the target URL, not retrying after "context destroyed", is what makes this
+    deterministic: on a busy machine the refresh may commit seconds after the first page loads.
+    """
+    if redirect_to is not None:
+        page.wait_for_url(redirect_to, wait_until="load", timeout=60_000)
     for _ in range(3):
         try:
             page.evaluate(SETTLED_JS)
@@ -252,9 +269,10 @@ def visit(browser, site, screenshots_dir) -> Callable[[str], Visit]:
         page.add_init_script(TYPESET_CLOCK_JS)
         try:
             page.goto((site / relative).as_uri(), wait_until="load")
+            redirect_to = refresh_target(site / relative)
             # Typeset math, loaded fonts and images (Playwright's "networkidle" proved flaky
             # on a busy machine: it sometimes never came for file:// pages).
-            settle(page)
+            settle(page, redirect_to)
             clock = page.evaluate("window.__ropelabTypeset || null") or {}
             content = page.evaluate(CONTENT_JS)
             shots = views_to_shoot(relative)
