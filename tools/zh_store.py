@@ -1,7 +1,8 @@
 """The Chinese edition's translation store: one file per page, each unit tied to the English it translates.
 
 The English notebooks and pages are the only source. A page's translatable *units* are its
-markdown cells (a notebook: keyed by the cell's ``id``) or its top-level blocks (a ``.md`` page:
+markdown cells (a notebook: keyed by the cell's ``id``) and its figure captions (a code cell's
+``metadata.mystnb.figure.caption``, keyed ``<cell id>:caption``) or its top-level blocks (a ``.md`` page:
 blocks between blank lines, a fenced block or a ``$$`` block kept whole, keyed ``b001``,
 ``b002``, ...). The store ``book/zh/<page stem>.md`` holds, for every unit::
 
@@ -63,6 +64,16 @@ def unit_sha(text: str) -> str:
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:12]
 
 
+CAPTION = ":caption"  # key suffix of a code cell's figure caption (metadata mystnb.figure)
+
+
+def figure_caption(cell: dict) -> str | None:
+    """The caption a code cell gives its figure (``metadata.mystnb.figure.caption``), if any."""
+    figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+    caption = figure.get("caption") if isinstance(figure, dict) else None
+    return caption if isinstance(caption, str) and caption.strip() else None
+
+
 def _cell_text(cell: dict) -> str:
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
@@ -104,11 +115,14 @@ def english_units(page: Path) -> list[Unit]:
     page = Path(page)
     if page.suffix == ".ipynb":
         nb = json.loads(page.read_text(encoding="utf-8"))
-        return [
-            Unit(str(cell["id"]), _cell_text(cell))
-            for cell in nb["cells"]
-            if cell["cell_type"] == "markdown" and _cell_text(cell).strip()
-        ]
+        units = []
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown" and _cell_text(cell).strip():
+                units.append(Unit(str(cell["id"]), _cell_text(cell)))
+            caption = figure_caption(cell)
+            if caption:
+                units.append(Unit(f"{cell['id']}{CAPTION}", caption))
+        return units
     body = page.read_text(encoding="utf-8")
     return [Unit(f"b{i:03d}", block) for i, block in enumerate(markdown_blocks(body), start=1)]
 
