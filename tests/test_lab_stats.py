@@ -8,7 +8,17 @@ import math
 import numpy as np
 import pytest
 
-from ropelab.lab.stats import exponent_fit, fit_power_law, length_spread, spread, t_quantile
+from ropelab.lab.stats import (
+    Spread,
+    compare,
+    exponent_fit,
+    fit_power_law,
+    length_spread,
+    margin_order,
+    seed_exponent_fit,
+    spread,
+    t_quantile,
+)
 
 # Two-sided 95 % critical values of Student's t (NIST/SEMATECH e-Handbook, table 1.3.6.7.2)
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042}
@@ -132,9 +142,96 @@ def test_exponent_fit_uses_the_larger_bases_and_every_uncensored_seed():
     results = {"meta": {"plan": {"model": {"base": 1e4}, "train_len": 128}},
                "models": models, "replicates": replicates}  # fmt: skip
     fit = exponent_fit(results)
-    bases = [1e4, 1e5, 1e6, 1e6, 1e7]
-    lengths = [law[1e4], law[1e5], law[1e6], law[1e6] * 1.1, law[1e7]]
-    assert fit.n == 5
+    # the pre-trained model sits at beta0, where Theorem 3's bound is T_tune: not a point
+    bases = [1e5, 1e6, 1e6, 1e7]
+    lengths = [law[1e5], law[1e6], law[1e6] * 1.1, law[1e7]]
+    assert fit.n == 4
     assert fit.exponent == pytest.approx(np.polyfit(np.log(bases), np.log(lengths), 1)[0])
     results["models"] = models[:2]
     assert exponent_fit(results) is None
+
+
+def _finetune(name, base, replicate, length):
+    measured = {"supported_length": length, "at_least": None if length else 4065}
+    return {"name": name, "base": base, "replicate": replicate, "kind": "finetune",
+            "keep_planes": None, "tune_len": 128, "measured": measured}  # fmt: skip
+
+
+def _results(models, replicates, eval_len=4096):
+    plan = {"model": {"base": 1e4}, "train_len": 128, "eval_len": eval_len}
+    return {"meta": {"plan": plan}, "models": models, "replicates": replicates}
+
+
+def test_seed_exponent_fit_takes_each_seed_as_one_unit():
+    exponents = {0: 0.2, 1: 0.3, 2: 0.4}  # each seed follows its own exact power law
+    bases = (1e5, 1e6, 3e6, 1e7)
+
+    def length(seed, base):
+        return 300.0 * (base / 1e5) ** exponents[seed]
+
+    records = [
+        _finetune(f"ft-{b:g}", b, seed, length(seed, b)) for seed in exponents for b in bases
+    ]
+    records.append({**_finetune("pretrain", 1e4, 0, 999.0), "kind": "pretrain"})
+    models = [r for r in records if r["replicate"] == 0]
+    fit = seed_exponent_fit(_results(models, [r for r in records if r["replicate"] > 0]))
+    assert fit.bases == bases and fit.censored == 0
+    np.testing.assert_allclose(fit.per_seed, [0.2, 0.3, 0.4], rtol=1e-12)
+    assert fit.exponent.mean == pytest.approx(0.3)
+    # t_{0.975, 2} = 4.302653 (published tables), sd of (0.2, 0.3, 0.4) = 0.1
+    assert fit.exponent.ci == pytest.approx(4.302653 * 0.1 / np.sqrt(3), rel=1e-5)
+    # every resample of the seeds: all seed 0 gives 0.2, all seed 2 gives 0.4, the extremes
+    assert fit.resampled_lo == pytest.approx(0.2) and fit.resampled_hi == pytest.approx(0.4)
+    for (a, b, s), expected in zip(fit.local, [(1e5, 1e6), (1e6, 3e6), (3e6, 1e7)]):
+        assert (a, b) == expected
+        np.testing.assert_allclose(s.values, [0.2, 0.3, 0.4], rtol=1e-12)
+
+
+def test_seed_exponent_fit_leaves_censored_points_and_thin_seeds_out():
+    models = [_finetune("ft-1e5", 1e5, 0, 400.0), _finetune("ft-1e6", 1e6, 0, 800.0)]
+    replicates = [_finetune("ft-1e5", 1e5, 1, 420.0), _finetune("ft-1e6", 1e6, 1, None)]
+    assert seed_exponent_fit(_results(models, replicates)) is None  # seed 1 has one point
+    replicates.append(_finetune("ft-1e5", 1e5, 2, 410.0))
+    replicates.append(_finetune("ft-1e6", 1e6, 2, 1000.0))
+    fit = seed_exponent_fit(_results(models, replicates))
+    assert fit.censored == 1 and fit.exponent.n == 2
+    assert fit.per_seed[0] == pytest.approx(np.log(2.0) / np.log(10.0))
+
+
+def _spread(mean, half_width):
+    return Spread((mean,) * 3, mean, 0.0, mean, mean, half_width)
+
+
+def test_compare_orders_only_separated_intervals():
+    assert compare(_spread(300, 20), _spread(200, 20)) == ">"
+    assert compare(_spread(200, 20), _spread(300, 20)) == "<"
+    assert compare(_spread(300, 60), _spread(200, 60)) == "inconclusive"  # 240 < 260
+    assert compare(spread([300.0]), _spread(100, 1)) == "inconclusive"  # one seed: no interval
+    # a floor on the half-width (the resolution of a binned reading)
+    assert compare(_spread(200, 0), _spread(210, 0)) == "<"
+    assert compare(_spread(200, 0), _spread(210, 0), floor=8.0) == "inconclusive"
+
+
+def test_margin_order_rereads_each_seed_at_each_margin():
+    width, context = 16, np.arange(8, 4096, 16) + 0.5
+
+    def curve_record(name, replicate, rise_at):
+        loss = np.where(context < rise_at, 1.0, 1.0 + 0.25)  # a step of 0.25 nats
+        loss = np.where(context >= rise_at + 512, 1.5, loss)  # then 0.5 nats
+        curve = {"context": context.tolist(), "loss": loss.tolist(), "sem": [0.0] * len(loss),
+                 "bin_width": width}  # fmt: skip
+        return {**_finetune(name, 500.0, replicate, 1), "loss_curve": curve}
+
+    models = [curve_record("ft-500", 0, 256), curve_record("ft-60", 0, 1024)]
+    replicates = [curve_record("ft-500", 1, 272), curve_record("ft-60", 1, 1024)]
+    table = margin_order(_results(models, replicates), ["ft-500", "ft-60"], [0.1, 0.4, 0.6])
+    # Two bins are averaged. Margin 0.1: the window straddling the first step already averages
+    # 1.125 (centre 256.5 for a step at 256). Margin 0.4: the straddling window of the second
+    # step averages 1.375, so the next one (both bins at 1.5) is the first past 1.4. Margin
+    # 0.6: never, so the evaluated length.
+    a, b = table[0.1]["ft-500"], table[0.1]["ft-60"]
+    assert a.values == (256.5, 272.5) and b.values == (1024.5, 1024.5)
+    assert table[0.4]["ft-500"].values == (784.5, 800.5)
+    assert table[0.6]["ft-60"].values == (4096.0, 4096.0)
+    with pytest.raises(ValueError, match="margin"):
+        margin_order(_results(models, replicates), ["ft-500"], [0.0])

@@ -11,12 +11,21 @@ confidence interval :math:`b \pm t_{(1+c)/2,\,n-2}\,\mathrm{se}(b)`, with
 :math:`\mathrm{se}(b)^2 = \frac{\sum_j r_j^2/(n-2)}{\sum_j (\log\beta_j - \overline{\log\beta})^2}`.
 The quantiles of Student's *t* come from :func:`t_quantile` (no SciPy needed).
 
+The fine-tunes of one seed share that seed's pre-trained model, so the points of one seed are
+not independent: :func:`seed_exponent_fit` treats the **seed** as the unit. Each seed's own fit
+over the bases above :math:`\beta_0` gives one exponent; their mean comes with the *t* interval
+of :func:`spread`, and the pooled fit is recomputed for every resample of the seeds with
+replacement (all :math:`n^n` of them, so no random numbers). :func:`compare` orders two
+quantities measured per seed only when their 95 % intervals do not overlap, and calls the
+comparison inconclusive otherwise; :func:`margin_order` applies it across margins.
+
 Needs neither torch nor matplotlib.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -24,14 +33,18 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_count, check_positive
-from .results import replicate_records, supported_or_censored
+from .results import remeasure_binned, replicate_records, supported_or_censored
 
 __all__ = [
     "PowerFit",
+    "SeedExponentFit",
     "Spread",
+    "compare",
     "exponent_fit",
     "fit_power_law",
     "length_spread",
+    "margin_order",
+    "seed_exponent_fit",
     "spread",
     "t_quantile",
 ]
@@ -187,24 +200,30 @@ def fit_power_law(bases: Any, lengths: Any, level: float = 0.95) -> PowerFit:
     return PowerFit(slope, math.exp(intercept), se, slope - half, slope + half, level, x.size)
 
 
-def exponent_fit(results: dict[str, Any]) -> PowerFit | None:
-    """:func:`fit_power_law` of the supported length against the base, through the pre-trained
-    model and the fine-tunes with larger bases at the training length with all planes: every
-    seed, censored ones left out (their length is only a lower bound). ``None`` with fewer than
-    two such bases or three points. This is the exponent Theorem 2 puts at
-    :math:`d_\text{extra}/d`."""
+def _larger_base_names(results: dict[str, Any]) -> list[str]:
+    """Fine-tunes at the training length, all planes, with a base above the pre-training's."""
     plan = results["meta"]["plan"]
     pre_base, train_len = plan["model"]["base"], plan["train_len"]
-    names = [
+    return [
         r["name"]
         for r in results["models"]
-        if r["kind"] != "baseline"
+        if r["kind"] == "finetune"
         and r["keep_planes"] is None
         and r["tune_len"] == train_len
-        and (r["kind"] == "pretrain" or r["base"] > pre_base)
+        and r["base"] > pre_base
     ]
+
+
+def exponent_fit(results: dict[str, Any]) -> PowerFit | None:
+    r""":func:`fit_power_law` of the supported length against the base, pooled over every seed,
+    through the fine-tunes with bases above the pre-training base :math:`\beta_0` (at the
+    training length, all planes), censored lengths left out. The pre-trained model is not a
+    point: at :math:`\beta = \beta_0` Theorem 3's bound is :math:`T_\text{tune}`, not Theorem
+    2's :math:`T_\text{extra}`. Its interval treats the points as independent, which the seeds'
+    shared pre-training makes them not: :func:`seed_exponent_fit` is the one to report. ``None``
+    with fewer than two bases or three points."""
     bases, lengths = [], []
-    for name in names:
+    for name in _larger_base_names(results):
         for record in replicate_records(results, name):
             length, censored = supported_or_censored(record)
             if not censored:
@@ -213,3 +232,120 @@ def exponent_fit(results: dict[str, Any]) -> PowerFit | None:
     if len(set(bases)) < 2 or len(bases) < 3:
         return None
     return fit_power_law(bases, lengths)
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    x, y = np.log(x), np.log(y)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    return float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+
+
+@dataclass(frozen=True)
+class SeedExponentFit:
+    r"""The exponent of :math:`L \propto \beta^b` with the seed as the unit (module docstring).
+
+    Attributes:
+        bases: the bases fitted, ascending (all above the pre-training base).
+        per_seed: each seed's own least-squares exponent, in replicate order.
+        exponent: :func:`spread` of ``per_seed``: the mean and its 95 % *t* interval.
+        resampled_lo, resampled_hi: the smallest and largest pooled exponent over every
+            resample of the seeds with replacement.
+        local: ``(base_a, base_b, Spread)`` for each pair of neighbouring bases: the exponent
+            between them, :math:`\log(L_b/L_a)/\log(\beta_b/\beta_a)`, per seed.
+        censored: points left out because their length is only a lower bound.
+    """
+
+    bases: tuple[float, ...]
+    per_seed: tuple[float, ...]
+    exponent: Spread
+    resampled_lo: float
+    resampled_hi: float
+    local: tuple[tuple[float, float, Spread], ...]
+    censored: int
+
+
+def seed_exponent_fit(results: dict[str, Any]) -> SeedExponentFit | None:
+    """The exponent fitted per seed over the bases above :math:`\beta_0` (module docstring).
+
+    A seed enters with every base it has an uncensored length for (at least two); ``None`` when
+    fewer than two seeds do.
+    """
+    names = _larger_base_names(results)
+    by_seed: dict[int, dict[float, float]] = {}
+    censored = 0
+    for name in names:
+        for record in replicate_records(results, name):
+            length, is_censored = supported_or_censored(record)
+            if is_censored:
+                censored += 1
+                continue
+            by_seed.setdefault(int(record["replicate"]), {})[float(record["base"])] = length
+    seeds = sorted(s for s, points in by_seed.items() if len(points) >= 2)
+    if len(seeds) < 2:
+        return None
+    per_seed = []
+    for seed in seeds:
+        points = by_seed[seed]
+        x = np.array(sorted(points))
+        per_seed.append(_slope(x, np.array([points[b] for b in x])))
+    pooled = []
+    for resample in itertools.product(seeds, repeat=len(seeds)):
+        xs = [b for s in resample for b in by_seed[s]]
+        ys = [by_seed[s][b] for s in resample for b in by_seed[s]]
+        pooled.append(_slope(np.array(xs), np.array(ys)))
+    bases = sorted({b for s in seeds for b in by_seed[s]})
+    local = []
+    for a, b in itertools.pairwise(bases):
+        slopes = [
+            math.log(by_seed[s][b] / by_seed[s][a]) / math.log(b / a)
+            for s in seeds
+            if a in by_seed[s] and b in by_seed[s]
+        ]
+        if slopes:
+            local.append((a, b, spread(slopes)))
+    return SeedExponentFit(
+        tuple(bases), tuple(per_seed), spread(per_seed), min(pooled), max(pooled),
+        tuple(local), censored,
+    )  # fmt: skip
+
+
+def compare(a: Spread, b: Spread, floor: float = 0.0) -> str:
+    """``">"`` or ``"<"`` when the 95 % intervals of the two means do not overlap, else
+    ``"inconclusive"`` (always, when either has a single value and so no interval).
+
+    ``floor``: the least half-width an interval is given, such as the resolution of a reading
+    (seeds that agree to the bin have a zero-width interval that says nothing finer).
+    """
+    if a.n < 2 or b.n < 2:
+        return "inconclusive"
+    ha, hb = max(a.ci, floor), max(b.ci, floor)
+    if a.mean - ha > b.mean + hb:
+        return ">"
+    if a.mean + ha < b.mean - hb:
+        return "<"
+    return "inconclusive"
+
+
+def margin_order(
+    results: dict[str, Any], names: Any, margins: Any
+) -> dict[float, dict[str, Spread | None]]:
+    """``{margin: {name: Spread of its lengths over the seeds}}``, re-read at each margin.
+
+    Each seed's length is :func:`ropelab.lab.results.remeasure_binned` of its binned loss curve
+    (one bin of resolution); a seed whose loss never rises past the margin counts with the
+    evaluated length as a lower bound. ``None`` for a model with no replicate.
+    """
+    plan = results["meta"]["plan"]
+    train_len, eval_len = plan["train_len"], plan["eval_len"]
+    table: dict[float, dict[str, Spread | None]] = {}
+    for margin in margins:
+        margin = check_positive(margin, "margin")
+        row: dict[str, Spread | None] = {}
+        for name in names:
+            lengths = []
+            for record in replicate_records(results, name):
+                length = remeasure_binned(record, train_len, margin)
+                lengths.append(float(eval_len) if length is None else length)
+            row[name] = spread(lengths) if lengths else None
+        table[margin] = row
+    return table

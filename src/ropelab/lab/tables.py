@@ -6,6 +6,10 @@
   standard deviation, next to the prediction;
 * :func:`format_testtime` -- one model with each test-time method: the length the method takes
   as the original, the supported length, the loss inside the training window and past it;
+* :func:`format_exponent_fit` -- the exponent of the supported length against the base,
+  fitted per seed, with its interval and the local exponents between neighbouring bases;
+* :func:`format_margin_order` -- lengths re-read at several margins with their intervals, and
+  which comparisons the intervals decide;
 * :func:`format_testtime_grid` -- one number (supported length, or mean loss past the training
   length or at the end) for several models and every method.
 
@@ -19,11 +23,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from .results import claim_cell, model_record, replicate_records, testtime_records
-from .stats import length_spread
+from .stats import SeedExponentFit, Spread, compare, length_spread
 from .testtime import METHODS
 
 __all__ = [
+    "format_exponent_fit",
     "format_losses",
+    "format_margin_order",
     "format_seeds",
     "format_testtime",
     "format_testtime_grid",
@@ -163,4 +169,75 @@ def format_testtime_grid(
             cells.append(_method_value(found[0], column) if found else "-")
         if any(c != "-" for c in cells):
             lines.append(f"{label:<24}" + "".join(f"{c:>11}" for c in cells))
+    return "\n".join(lines)
+
+
+def _base(base: float) -> str:
+    """``1e5``, ``3e6``, ``500``: a base as the lab names its models."""
+    if base >= 1e4:
+        mantissa, exponent = f"{base:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{base:g}"
+
+
+def format_exponent_fit(fit: SeedExponentFit, theorem: float) -> str:
+    """The exponent fitted per seed (:func:`ropelab.lab.stats.seed_exponent_fit`), its interval,
+    the range over resampled seeds, the local exponents between neighbouring bases, and
+    Theorem 2's :math:`d_\text{extra}/d` (``theorem``) for comparison."""
+    e = fit.exponent
+    inside = e.mean - e.ci <= theorem <= e.mean + e.ci
+    lines = [
+        f"bases above beta0: {', '.join(_base(b) for b in fit.bases)}; {e.n} seeds; "
+        f"censored points left out: {fit.censored}",
+        f"exponent per seed: {', '.join(f'{b:.3f}' for b in fit.per_seed)}",
+        f"mean {e.mean:.3f}, 95% interval {e.mean - e.ci:.3f} to {e.mean + e.ci:.3f} "
+        f"(t, {e.n - 1} d.o.f.)",
+        f"pooled fit, every resample of the seeds: {fit.resampled_lo:.3f} to "
+        f"{fit.resampled_hi:.3f}",
+        f"Theorem 2's d_extra/d = {theorem:.3f}: {'inside' if inside else 'outside'} the interval",
+        "local exponent between neighbouring bases: mean, 95% interval",
+    ]
+    for a, b, s in fit.local:
+        lines.append(
+            f"  {_base(a):>4} -> {_base(b):<4} {s.mean:6.3f}   {s.mean - s.ci:6.3f} to "
+            f"{s.mean + s.ci:.3f}"
+        )
+    return "\n".join(lines)
+
+
+def format_margin_order(
+    table: dict[float, dict[str, Spread | None]],
+    pairs: Sequence[tuple[str, str]],
+    floor: float = 0.0,
+) -> str:
+    """Supported lengths re-read at several margins (:func:`ropelab.lab.stats.margin_order`):
+    ``mean±h`` over the seeds for each model, *h* the half-width of the 95 % interval of the
+    mean; then the verdict of :func:`ropelab.lab.stats.compare` on each pair at each margin
+    (``>``, ``<``, or ``?`` for inconclusive: the intervals overlap), each interval at least
+    ``floor`` wide on either side (half a bin for a binned reading)."""
+    if not table:
+        raise ValueError("table must hold at least one margin")
+    names = list(next(iter(table.values())))
+
+    def short(name: str) -> str:
+        return name.removeprefix("ft-")
+
+    lines = [f"{'margin':<8}" + "".join(f"{short(n):>10}" for n in names)]
+    for margin, row in table.items():
+        cells = []
+        for name in names:
+            s = row[name]
+            cells.append(
+                "-" if s is None else f"{s.mean:.0f}±{s.ci:.0f}" if s.n > 1 else f"{s.mean:.0f}"
+            )
+        lines.append(f"{margin:<8g}" + "".join(f"{c:>10}" for c in cells))
+    labels = [f"{short(a)} vs {short(b)}" for a, b in pairs]
+    lines += ["", f"{'margin':<8}" + "".join(f"{label:>12}" for label in labels)]
+    for margin, row in table.items():
+        verdicts = []
+        for a, b in pairs:
+            sa, sb = row[a], row[b]
+            v = "inconclusive" if sa is None or sb is None else compare(sa, sb, floor)
+            verdicts.append("?" if v == "inconclusive" else v)
+        lines.append(f"{margin:<8g}" + "".join(f"{v:>12}" for v in verdicts))
     return "\n".join(lines)
