@@ -182,7 +182,7 @@ def test_seed_exponent_fit_takes_each_seed_as_one_unit():
     assert fit.exponent.ci == pytest.approx(4.302653 * 0.1 / np.sqrt(3), rel=1e-5)
     # every resample of the seeds: all seed 0 gives 0.2, all seed 2 gives 0.4, the extremes
     assert fit.resampled_lo == pytest.approx(0.2) and fit.resampled_hi == pytest.approx(0.4)
-    for (a, b, s), expected in zip(fit.local, [(1e5, 1e6), (1e6, 3e6), (3e6, 1e7)]):
+    for (a, b, s), expected in zip(fit.local, [(1e5, 1e6), (1e6, 3e6), (3e6, 1e7)], strict=True):
         assert (a, b) == expected
         np.testing.assert_allclose(s.values, [0.2, 0.3, 0.4], rtol=1e-12)
 
