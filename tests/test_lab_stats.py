@@ -235,3 +235,20 @@ def test_margin_order_rereads_each_seed_at_each_margin():
     assert table[0.6]["ft-60"].values == (4096.0, 4096.0)
     with pytest.raises(ValueError, match="margin"):
         margin_order(_results(models, replicates), ["ft-500"], [0.0])
+
+
+def test_seed_exponent_fit_at_a_margin_rereads_the_curves():
+    context = np.arange(8, 4096, 16) + 0.5
+
+    def record(base, replicate, rise_at):
+        loss = np.where(context < rise_at, 1.0, 2.0)
+        curve = {"context": context.tolist(), "loss": loss.tolist(), "sem": [0.0] * len(loss),
+                 "bin_width": 16}  # fmt: skip
+        return {**_finetune(f"ft-{base:g}", base, replicate, 1), "loss_curve": curve}
+
+    # a step at 256 (base 1e5) and 1024 (base 1e7), both seeds: read back at 256.5 and 1024.5
+    models = [record(1e5, 0, 256), record(1e7, 0, 1024)]
+    replicates = [record(1e5, 1, 256), record(1e7, 1, 1024)]
+    fit = seed_exponent_fit(_results(models, replicates), margin=0.3)
+    expected = np.log(1024.5 / 256.5) / np.log(100.0)
+    np.testing.assert_allclose(fit.per_seed, [expected, expected], rtol=1e-12)

@@ -264,18 +264,26 @@ class SeedExponentFit:
     censored: int
 
 
-def seed_exponent_fit(results: dict[str, Any]) -> SeedExponentFit | None:
+def seed_exponent_fit(
+    results: dict[str, Any], margin: float | None = None
+) -> SeedExponentFit | None:
     """The exponent fitted per seed over the bases above :math:`\beta_0` (module docstring).
 
     A seed enters with every base it has an uncensored length for (at least two); ``None`` when
-    fewer than two seeds do.
+    fewer than two seeds do. ``margin``: the lengths re-read at this margin from the binned
+    curves (:func:`ropelab.lab.results.remeasure_binned`) instead of the recorded ones.
     """
     names = _larger_base_names(results)
+    train_len = results["meta"]["plan"]["train_len"]
     by_seed: dict[int, dict[float, float]] = {}
     censored = 0
     for name in names:
         for record in replicate_records(results, name):
-            length, is_censored = supported_or_censored(record)
+            if margin is None:
+                length, is_censored = supported_or_censored(record)
+            else:
+                reread = remeasure_binned(record, train_len, margin)
+                length, is_censored = (reread or 0.0), reread is None
             if is_censored:
                 censored += 1
                 continue
