@@ -37,6 +37,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "book" / "zh"
@@ -220,14 +221,15 @@ def kept_items(text: str) -> dict[str, list[str]]:
     """What a translation of ``text`` must contain, by kind."""
     roles = ROLE.findall(text)
     no_roles = ROLE.sub(" ", FENCE_LINE.sub(" ", text))
-    display = DISPLAY_MATH.findall(no_roles) + [
-        m.group(0) for m in ENV_MATH.finditer(DISPLAY_MATH.sub(" ", no_roles))
-    ]
-    rest = _without(no_roles, DISPLAY_MATH, ENV_MATH)
+    display = DISPLAY_MATH.findall(no_roles)
+    rest = DISPLAY_MATH.sub(" ", no_roles)
     code = [m.group(0) for m in CODE_SPAN.finditer(rest)]
     rest = CODE_SPAN.sub(" ", rest)
     inline = [m.group(0) for m in INLINE_MATH.finditer(rest)]
     rest = INLINE_MATH.sub(" ", rest)
+    # an environment outside $...$ (a bare \begin{align}); one inside $...$ is part of it
+    display += [m.group(0) for m in ENV_MATH.finditer(rest)]
+    rest = ENV_MATH.sub(" ", rest)
     links = LINK_TARGET.findall(rest)
     rest = LINK_TARGET.sub("]", rest)
     labels = [f"({x})=" for x in LABEL.findall(text)]
@@ -264,6 +266,289 @@ def fidelity_problems(english: str, chinese: str) -> list[str]:
     return problems
 
 
+# --- terminology: the bilingual glossary is the term base --------------------------------
+
+#: Pages the term check leaves alone: the glossary is the term base itself (its table pairs
+#: each English term with its Chinese in separate cells), and the references are titles.
+TERM_EXEMPT = ("glossary", "references")
+
+#: English alternatives of the glossary that ordinary prose uses in other senses far more
+#: often than in the glossary's ("the training length", "the argument of a function", "the
+#: angle between two vectors"): their rows still apply through their other alternatives
+#: ("modulus", "rotation angle").
+GENERIC_ENGLISH = frozenset({"length", "angle", "argument"})
+
+#: How the English prose also writes a glossary term ("a key cache" is the KV cache).
+EXTRA_ENGLISH = {"KV cache": ("key cache", "key-value cache")}
+
+#: Chinese that also renders an English alternative whose glossary Chinese names a noun the
+#: English leaves out ("orthogonal" is an adjective; 正交矩阵 is "orthogonal matrix").
+EXTRA_CHINESE = {"orthogonal": ("正交",), "block-diagonal": ("分块对角",)}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One English alternative of a glossary row and the Chinese that renders it."""
+
+    english: str  #: as the glossary writes it ("query", "RoPE", "KV cache")
+    chinese: tuple[str, ...]  #: any of these in the translation renders it
+    keep_english: bool  #: the translation may keep the English itself (RoPE, YaRN, KV cache)
+    row_english: tuple[str, ...]  #: every English alternative of the row (for the parentheses)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return english_term_pattern(self.english)
+
+
+def english_term_pattern(term: str) -> re.Pattern[str]:
+    """``term`` in English prose: whole words, any case, singular or plural, a hyphen or a
+    space between its words ("fine-tuning", "fine tuning"; "scaling law", "scaling laws")."""
+    words = term.split()
+    *head, last = words
+    if re.search(r"[^aeiou]y$", last, re.I):
+        tail = re.escape(last[:-1]) + "(?:y|ies)"
+    elif re.search(r"(?:s|x|ch|sh)$", last, re.I):
+        tail = re.escape(last[:-1] if last.endswith("s") and not last.endswith("ss") else last)
+        tail += "(?:s|es)?" if not last.endswith("s") or last.endswith("ss") else "s?"
+    else:
+        tail = re.escape(last) + "s?"
+    parts = [re.escape(w) for w in head] + [tail]
+    body = r"[-\s]+".join(parts).replace(r"\-", r"[-\s]")
+    return re.compile(rf"(?<![\w-]){body}(?![\w])", re.IGNORECASE)
+
+
+def _acronym_of(short: str, long: str) -> bool:
+    """Whether ``short`` abbreviates ``long``: its capitals are the initials of its words
+    ("RoPE", "Rotary Position Embedding"; "OOD", "out of distribution")."""
+    capitals = "".join(c for c in short if c.isupper())
+    initials = "".join(w[0] for w in re.split(r"[\s-]+", long) if w).upper()
+    return len(capitals) >= 2 and capitals == initials
+
+
+def _kept_in_english(term: str) -> bool:
+    """A term built on a name the field writes in Latin letters (an acronym or a mixed-case
+    name: RoPE, YaRN, ALiBi, KV cache, NTK-aware scaling) may stay in English."""
+    return any(sum(c.isupper() for c in token) >= 2 for token in re.split(r"[\s/]+", term))
+
+
+def glossary_terms(path: Path | None = None) -> list[Term]:
+    """The term base: every English alternative of ``book/glossary.md`` with its Chinese.
+
+    A row's English is split at " / "; a parenthesis that abbreviates the term ("(RoPE)",
+    "(OOD)") is one more alternative, any other ("(GGUF)") qualifies it and is dropped. Its
+    Chinese ("†" removed) is split at " / " too: where both sides have the same number of
+    alternatives they pair in order (query 查询, key 键, value 值), otherwise every Chinese
+    alternative renders every English one (微调 or 续训 for fine-tuning). The alternatives of
+    :data:`GENERIC_ENGLISH` are left out.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from glossary import glossary_rows
+
+    path = ROOT / "book" / "glossary.md" if path is None else Path(path)
+    terms: list[Term] = []
+    for row in glossary_rows(path):
+        aside = re.search(r"\(([^)]*)\)", row.term)
+        bare = re.sub(r"\s*\([^)]*\)", "", row.term)
+        english = [t.strip() for t in bare.split(" / ") if t.strip()]
+        chinese = row.chinese_terms
+        pairs: list[tuple[str, tuple[str, ...]]]
+        if len(english) == len(chinese) > 1:
+            pairs = [(e, (c,)) for e, c in zip(english, chinese, strict=True)]
+        else:
+            pairs = [(e, tuple(chinese)) for e in english]
+        if aside and _acronym_of(aside.group(1), english[0]):
+            pairs.append((aside.group(1), tuple(chinese)))
+        for e, renderings in list(pairs):
+            pairs += [(variant, renderings) for variant in EXTRA_ENGLISH.get(e, ())]
+        alternatives = tuple(e for e, _ in pairs)
+        for term, renderings in pairs:
+            if term.lower() in GENERIC_ENGLISH:
+                continue
+            extra = EXTRA_CHINESE.get(term.lower(), ())
+            keep = any(
+                _kept_in_english(e) or e.lower() in {c.lower() for c in renderings}
+                for e, r in pairs
+                if r == renderings
+            )
+            terms.append(Term(term, tuple(renderings) + extra, keep, alternatives))
+    return terms
+
+
+_TERMS_CACHE: dict[tuple[str, int], list[Term]] = {}
+
+
+def _terms() -> list[Term]:
+    path = ROOT / "book" / "glossary.md"
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _TERMS_CACHE:
+        _TERMS_CACHE[key] = glossary_terms(path)
+    return _TERMS_CACHE[key]
+
+
+HTML_TAG = re.compile(r"<[^>]+>")
+URL = re.compile(r"https?://\S+")
+
+
+#: A fenced block of code (```python, ~~~, ```{code-block}): no prose inside; a directive
+#: fence (```{exercise}, :::{note}) holds prose and is not one.
+CODE_BLOCK = re.compile(
+    r"^[ \t]*(`{3,}|~{3,})[ \t]*(?:\{(?:code|code-block|code-cell|sourcecode)\}[^\n]*|(?!\{)[^\n]*)\n"
+    r".*?^[ \t]*\1[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def prose(text: str) -> str:
+    """``text`` without what is not prose: code blocks, formulas, roles, code spans, link
+    targets, directive lines and options, labels, HTML tags and URLs (each replaced by a
+    space). Roles go before code spans: a role's closing backtick opens no code span."""
+    return _without(
+        text, CODE_BLOCK, FENCE_LINE, DISPLAY_MATH, ROLE, CODE_SPAN, INLINE_MATH, ENV_MATH,
+        LINK_TARGET, DIRECTIVE, OPTION, LABEL, HTML_TAG, URL,
+    )  # fmt: skip
+
+
+def _longest_matches(
+    text: str, found: Iterable[tuple[int, int, Any]]
+) -> list[tuple[int, int, Any]]:
+    """The matches not inside a longer one ("critical base" hides its "base")."""
+    ordered = sorted(found, key=lambda m: (m[0], -(m[1] - m[0])))
+    kept: list[tuple[int, int, Any]] = []
+    reach = -1
+    for start, end, term in ordered:
+        if end <= reach:
+            continue
+        kept.append((start, end, term))
+        reach = max(reach, end)
+    return kept
+
+
+def english_terms_used(english: str, terms: list[Term] | None = None) -> list[Term]:
+    """The glossary terms an English unit uses in its prose (each once, in order)."""
+    terms = _terms() if terms is None else terms
+    text = prose(english)
+    found = [(m.start(), m.end(), t) for t in terms for m in t.pattern.finditer(text)]
+    used: list[Term] = []
+    for _, _, term in _longest_matches(text, found):
+        if term not in used:
+            used.append(term)
+    return used
+
+
+#: A translator's exception, inside a unit's translation (an HTML comment, which the page
+#: does not show): ``<!-- term plane: 平面 -->`` says that this unit's "plane" is not the
+#: glossary's (here the geometric plane of chapter 1) and is rendered 平面, which must occur.
+TERM_EXCEPTION = re.compile(r"<!--\s*term\s+([^:>]+?)\s*:\s*([^>]+?)\s*-->")
+
+
+def term_exceptions(chinese: str) -> dict[str, str]:
+    """``{english term (lower case): its rendering}`` declared in a translation."""
+    return {m.group(1).lower(): m.group(2) for m in TERM_EXCEPTION.finditer(chinese)}
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _chinese_pattern(chinese: str) -> re.Pattern[str]:
+    """``chinese`` with or without spaces where it has them or not ("KV 缓存", "KV缓存")."""
+    return re.compile(r"\s*".join(map(re.escape, chinese.replace(" ", ""))), re.IGNORECASE)
+
+
+def term_problems(english: str, chinese: str, terms: list[Term] | None = None) -> list[str]:
+    """The glossary terms of ``english`` whose Chinese the translation lacks.
+
+    A term is rendered when the translation's prose has one of its Chinese alternatives
+    (spaces ignored), or the English itself for a term the field keeps in English, or the
+    rendering a :data:`TERM_EXCEPTION` comment declares for it.
+    """
+    bare = prose(chinese)
+    squeezed = _squeeze(bare)
+    exceptions = term_exceptions(chinese)
+    problems = []
+    for term in english_terms_used(english, terms):
+        declared = exceptions.get(term.english.lower())
+        if declared is not None:
+            if _squeeze(declared) not in squeezed:
+                problems.append(f"term {term.english!r}: the declared {declared} does not occur")
+            continue
+        if any(_squeeze(c) in squeezed for c in term.chinese):
+            continue
+        if term.keep_english and any(
+            english_term_pattern(e).search(bare) for e in term.row_english
+        ):
+            continue
+        wanted = " or ".join(term.chinese) + (f" or {term.english}" if term.keep_english else "")
+        problems.append(f"term {term.english!r} not rendered as {wanted}")
+    return problems
+
+
+#: What may follow a term's Chinese before the parenthesis: emphasis marks and spaces.
+AFTER_TERM = re.compile(r"[*_]*\s*[（(]([^（()）]*)[)）]")
+
+
+def first_mention_problems(
+    pairs: Iterable[tuple[Unit, Translation]],
+    terms: list[Term] | None = None,
+    quiet: Iterable[str] = (),
+) -> list[str]:
+    """Where a page first mentions a glossary term and its translation gives no English.
+
+    ``pairs``: the page's translated units in order, each with its English. The first unit
+    whose English uses a term (of a row and a Chinese rendering: "query" and "key" are two,
+    "fast plane" and "high frequency", both 高频, one) is its first mention; if that unit's
+    translation renders it in Chinese, the first occurrence of the Chinese in its prose (not
+    inside a longer glossary term: 旋转位置编码 does not mention 位置编码) must be followed by a
+    parenthesis, full-width or ASCII, that names one of the row's English alternatives:
+    外推（extrapolation）. Not checked: a term rendered in English (RoPE), a one-character
+    Chinese term (键, 值: ordinary words contain them) and a term the unit declares an exception.
+    A unit whose key is in ``quiet`` (a stale translation) takes its first mentions unreported.
+    """
+    quiet = set(quiet)
+    terms = _terms() if terms is None else terms
+    every_chinese = sorted(
+        {c for t in terms for c in t.chinese if c.lower() != t.english.lower()},
+        key=len,
+        reverse=True,
+    )
+    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    problems = []
+    for unit, tr in pairs:
+        text = prose(tr.text)
+        exceptions = term_exceptions(tr.text)
+        mentions = None  # (start, end, chinese) of every glossary Chinese, longest first
+        for term in english_terms_used(unit.text, terms):
+            concept = (term.row_english, term.chinese)
+            if concept in seen or term.english.lower() in exceptions:
+                continue
+            seen.add(concept)
+            own = {c for c in term.chinese if len(c.replace(" ", "")) > 1}
+            own -= {c for c in own if c.lower() in {e.lower() for e in term.row_english}}
+            if not own:
+                continue
+            if mentions is None:
+                found = [
+                    (m.start(), m.end(), c)
+                    for c in every_chinese
+                    for m in _chinese_pattern(c).finditer(text)
+                ]
+                mentions = _longest_matches(text, found)
+            first = next((m for m in mentions if m[2] in own), None)
+            if first is None:
+                continue
+            paren = AFTER_TERM.match(text, first[1])
+            inside = paren.group(1) if paren else ""
+            if unit.key in quiet:
+                continue
+            if not any(english_term_pattern(e).search(inside) for e in term.row_english):
+                names = ", ".join(term.row_english)
+                problems.append(
+                    f"unit {unit.key}: first mention of {term.english!r} ({first[2]}) without "
+                    f"the English in parentheses, as {first[2]}（{names}）"
+                )
+    return problems
+
+
 def check_page(page: Path) -> list[str]:
     """Every drift and fidelity problem of one page's translation, as ``page: unit: what``."""
     page = Path(page)
@@ -275,6 +560,8 @@ def check_page(page: Path) -> list[str]:
     problems = []
     units = english_units(page)
     keys = {u.key for u in units}
+    checked: list[tuple[Unit, Translation]] = []  # translated units, for the first mentions
+    stale: set[str] = set()
     for unit in units:
         tr = have.get(unit.key)
         if tr is None:
@@ -285,21 +572,30 @@ def check_page(page: Path) -> list[str]:
                 f"{rel}: unit {unit.key}: the English changed after it was translated "
                 f"(translated en:{tr.sha}, now en:{unit.sha})"
             )
+            if CJK.search(tr.text):  # it still mentions its terms first, until retranslated
+                checked.append((unit, tr))
+                stale.add(unit.key)
             continue
         if untranslated(unit.text, tr.text):
             problems.append(f"{rel}: unit {unit.key}: not translated (no Chinese text)")
             continue
         for p in fidelity_problems(unit.text, tr.text):
             problems.append(f"{rel}: unit {unit.key}: {p}")
+        if page.stem not in TERM_EXEMPT:
+            for p in term_problems(unit.text, tr.text):
+                problems.append(f"{rel}: unit {unit.key}: {p}")
+            checked.append((unit, tr))
     for key in have:
         if key not in keys and not key.startswith(ZH_ONLY):
             problems.append(f"{rel}: unit {key}: translation has no English unit left (orphan)")
+    if page.stem not in TERM_EXEMPT:
+        problems += [f"{rel}: {p}" for p in first_mention_problems(checked, quiet=stale)]
     return problems
 
 
 def prose_words(text: str) -> int:
     bare = _without(
-        text, FENCE_LINE, DISPLAY_MATH, ENV_MATH, CODE_SPAN, INLINE_MATH, ROLE, LINK_TARGET
+        text, FENCE_LINE, DISPLAY_MATH, ROLE, CODE_SPAN, INLINE_MATH, ENV_MATH, LINK_TARGET
     )
     bare = _without(bare, DIRECTIVE, OPTION, LABEL)
     return len(re.findall(r"[A-Za-z]{2,}", bare))
