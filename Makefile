@@ -12,12 +12,13 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
 .PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots \
-  texlive pdf figures slides student kit portability
+  texlive pdf figures slides student zh kit portability
 
 help:
 	@echo "make book       build the site, both editions and the lecturer's kit (creates $(VENV) when missing)"
-	@echo "make kit        the lecturer's kit: make pdf, figures, slides, then the student edition"
-	@echo "make pdf        the book as a PDF, instructor and student editions (TeX Live from Debian)"
+	@echo "make kit        the lecturer's kit: make pdf, figures, slides, then the Chinese and student editions"
+	@echo "make pdf        the book as a PDF: instructor, student and Chinese editions (TeX Live from Debian)"
+	@echo "make zh         the Chinese edition's site (English notebooks + book/zh/), into _build/kit/zh"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
 	@echo "make portability the chapters' strict nbval in the second numerical environment"
 	@echo "make notebooks  execute the chapter notebooks in place (refreshes their committed outputs)"
@@ -56,17 +57,21 @@ vendor/mathjax/tex-chtml-full.js: node_modules/.package-lock.json
 assets: vendor/mathjax/tex-chtml-full.js
 
 # The instructor site (solutions collapsed) with the lecturer's kit copied in by
-# book/_ext/lecturer_kit.py: the PDF, the slides, the figures and the student edition (student/).
+# book/_ext/lecturer_kit.py: the PDF, the slides, the figures, the student edition (student/) and
+# the Chinese edition (zh/).
 book: $(RUNTIME_STAMP) assets kit
 	$(BIN)/jupyter-book build --all -W --keep-going .
 
 # The lecturer's kit (issue 18), built into $(KIT) from the notebooks' committed outputs (nothing
 # re-executes but the figure export); `make book` copies it into the site.
-#   pdf      the book through Jupyter Book's LaTeX builder and XeLaTeX, both editions
+#   pdf      the book through Jupyter Book's LaTeX builder and XeLaTeX, both editions and the
+#            Chinese one
 #   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
 #   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm), each
 #            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt)
 #   student  the site without the solutions (ropelab_edition: student), into $(KIT)/student
+#   zh       the Chinese edition (issue 27): the notebooks' code and outputs, the prose from the
+#            translation store book/zh/ (tools/build_zh.py), into $(KIT)/zh
 KIT := _build/kit
 TEXLIVE_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
   texlive-fonts-recommended texlive-lang-chinese latexmk tex-gyre fonts-noto-cjk \
@@ -91,8 +96,13 @@ slides: $(DEV_STAMP) assets chromium
 student: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
 
-# The student site copies the PDFs, figures and slides it links to: it comes last.
+zh: $(RUNTIME_STAMP) assets
+	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
+
+# The student site copies the PDFs, figures and slides it links to and links to the Chinese
+# pages: it comes last.
 kit: pdf figures slides
+	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
 
 lint: $(DEV_STAMP)

@@ -6,10 +6,15 @@ The book is built from the notebooks' committed outputs (execution off, as
 
     .venv/bin/python tools/build_pdf.py                      # instructor and student
     .venv/bin/python tools/build_pdf.py --edition student    # one edition
+    .venv/bin/python tools/build_pdf.py --edition zh         # the Chinese edition (issue 27)
 
 Writes ``_build/pdf/<edition>/_build/latex/`` (the LaTeX sources and XeLaTeX's log, which
 ``tests/test_pdf.py`` reads) and the PDF into the kit, ``_build/kit/kit/rope-derived-and-run.pdf``
-(``…-student.pdf``), from where the site build copies it (``book/_ext/lecturer_kit.py``).
+(``…-student.pdf``, ``…-zh.pdf``), from where the site build copies it
+(``book/_ext/lecturer_kit.py``). The Chinese edition is built from the source tree
+``tools/build_zh.py`` writes (the English notebooks with the translation store's units), in the
+same class and preamble: xeCJK sets its Chinese in Noto Serif CJK SC, the Latin text in the
+book's own fonts.
 ``make pdf`` runs it; TeX Live comes from Debian's packages (``make texlive``).
 """
 
@@ -31,7 +36,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from build_site import quick_config  # noqa: E402
-from lecturer_kit import EDITIONS, LATEX_TARGET, pdf_name  # noqa: E402
+from lecturer_kit import EDITIONS, LATEX_TARGET, ZH_DIR, pdf_name  # noqa: E402
+
+#: The PDFs this tool builds: both editions of the English book, and the Chinese one.
+PDF_EDITIONS = (*EDITIONS, ZH_DIR)
 
 DEFAULT_OUT = ROOT / "_build" / "pdf"
 DEFAULT_KIT = ROOT / "_build" / "kit"
@@ -39,19 +47,34 @@ DEFAULT_KIT = ROOT / "_build" / "kit"
 
 def edition_config(edition: str, root: Path = ROOT) -> dict:
     """``_config.yml`` with execution off, for one edition, with the LaTeX document named."""
-    config = quick_config(root)
-    config["sphinx"].setdefault("config", {})["ropelab_edition"] = edition
+    if edition == ZH_DIR:
+        from build_zh import zh_config
+
+        config = zh_config(root)
+        config["sphinx"]["config"]["ropelab_edition"] = "instructor"
+    else:
+        config = quick_config(root)
+        config["sphinx"].setdefault("config", {})["ropelab_edition"] = edition
     latex = config.setdefault("latex", {})
     latex["latex_engine"] = "xelatex"
     documents = latex.setdefault("latex_documents", {})
     documents["targetname"] = f"{LATEX_TARGET}.tex"
-    if edition != "instructor":
+    if edition == ZH_DIR:
+        documents["title"] = config["title"]
+    elif edition != "instructor":
         documents["title"] = f"{config.get('title', 'RoPE, derived and run')} ({edition} edition)"
     return config
 
 
 def build_latex(edition: str, out: Path, *, strict: bool = True) -> Path:
-    """Run the LaTeX builder; return the folder holding ``rope-derived-and-run.tex``."""
+    """Run the LaTeX builder; return the folder holding ``rope-derived-and-run.tex``. The
+    Chinese edition is built from its source tree, written into ``out/src`` first."""
+    source = ROOT
+    if edition == ZH_DIR:
+        from build_zh import report_missing, write_tree
+
+        source = out / "src"
+        report_missing(write_tree(source))
     with tempfile.TemporaryDirectory(prefix="ropelab-pdf-") as tmp:
         config_path = Path(tmp) / "_config.yml"
         config_path.write_text(
@@ -67,7 +90,7 @@ def build_latex(edition: str, out: Path, *, strict: bool = True) -> Path:
             str(config_path),
             "--path-output",
             str(out),
-            str(ROOT),
+            str(source),
         ]
         if strict:
             command[3:3] = ["-W", "--keep-going"]
@@ -119,7 +142,12 @@ def build(edition: str, out: Path, kit: Path, *, strict: bool = True) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--edition", choices=(*EDITIONS, "both"), default="both")
+    parser.add_argument(
+        "--edition",
+        choices=(*PDF_EDITIONS, "both", "all"),
+        default="all",
+        help="both: the English editions; all (the default): those and the Chinese one",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="LaTeX work folder")
     parser.add_argument("--kit", type=Path, default=DEFAULT_KIT, help="the kit's folder")
     parser.add_argument(
@@ -129,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("latexmk") is None or shutil.which("xelatex") is None:
         print("latexmk/xelatex not found: `make texlive` installs TeX Live", file=sys.stderr)
         return 1
-    editions = EDITIONS if args.edition == "both" else (args.edition,)
+    editions = {"both": EDITIONS, "all": PDF_EDITIONS}.get(args.edition, (args.edition,))
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     for edition in editions:

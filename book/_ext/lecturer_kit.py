@@ -54,6 +54,8 @@ EDITIONS = ("instructor", "student")
 KIT_DIR = "kit"
 SLIDES_DIR = "slides"
 STUDENT_DIR = "student"
+#: The Chinese edition (issue 27, ``tools/build_zh.py``), copied into the English site.
+ZH_DIR = "zh"
 FIGURES_ARCHIVE = f"{KIT_DIR}/rope-derived-and-run-figures.zip"
 #: The LaTeX document (``latex_documents``' target) and the PDF's name.
 LATEX_TARGET = "rope-derived-and-run"
@@ -370,6 +372,11 @@ def kit_items(app: Sphinx) -> dict[str, str]:
         items["slides"] = f"{SLIDES_DIR}/index.html"
     if edition == "instructor" and (source / STUDENT_DIR / "index.html").is_file():
         items["student"] = f"{STUDENT_DIR}/index.html"
+    english = getattr(app.config, "ropelab_language", "en") == "en"
+    if edition == "instructor" and english and (source / ZH_DIR / "index.html").is_file():
+        items["zh"] = f"{ZH_DIR}/index.html"
+    if edition == "instructor" and english and (source / pdf_name(ZH_DIR)).is_file():
+        items["pdf-zh"] = pdf_name(ZH_DIR)
     return items
 
 
@@ -379,13 +386,13 @@ def has_slides(app: Sphinx, docname: str) -> bool:
 
 def copy_kit(app: Sphinx, exception: Exception | None) -> None:
     """Copy the built kit into the site: this edition's PDF, the figures, the slides and (into
-    the instructor site) the student edition."""
+    the instructor site) the student edition and the Chinese edition."""
     if exception is not None or app.builder.format != "html":
         return
     source, out = kit_dir(app), Path(app.outdir)
     for relative in kit_items(app).values():
         top = Path(relative).parts[0]
-        if top in (SLIDES_DIR, STUDENT_DIR):
+        if top in (SLIDES_DIR, STUDENT_DIR, ZH_DIR):
             shutil.copytree(source / top, out / top, dirs_exist_ok=True)
         else:
             (out / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -514,6 +521,13 @@ class KitLinks(SphinxDirective):
             parts.append(
                 ("student", "The student edition", "this site and the PDF without the solutions")
             )
+            parts.append(
+                (
+                    "pdf-zh",
+                    "The Chinese edition as a PDF",
+                    "the book in Chinese, with the solutions",
+                )
+            )
         items = nodes.bullet_list()
         for key, title, what in parts:
             paragraph = nodes.paragraph()
@@ -545,4 +559,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After sphinx-book-theme's add_header_buttons (priority 501).
     app.connect("html-page-context", add_kit_buttons, priority=520)
     app.connect("build-finished", copy_kit)
+    # Every page links to the same page in the other language (issue 27).
+    app.setup_extension("language_switch")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

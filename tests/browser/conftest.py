@@ -95,6 +95,17 @@ def book_pages() -> list[str]:
     return sorted(f"{entry}.html" for entry in toc_docnames())
 
 
+#: The Chinese edition's folder in the site (issue 27; ``tools/build_zh.py``, copied in by
+#: ``book/_ext/lecturer_kit.py``).
+ZH = "zh"
+
+
+def zh_pages() -> list[str]:
+    """The Chinese edition's pages: ``zh/`` and every page of :func:`book_pages`. They are
+    visited, measured and checked like the English pages (``test_pages.py``)."""
+    return [f"{ZH}/{relative}" for relative in book_pages()]
+
+
 def attach_log(page: Any, log: PageLog) -> None:
     page.on("console", lambda m: log.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: log.page_errors.append(str(e)))
@@ -244,14 +255,15 @@ def screenshots_dir() -> Iterator[Path]:
 def visit(browser, site, screenshots_dir) -> Callable[[str], Visit]:
     """``visit("notebooks/04_theta_spectrum.html") -> Visit``, loaded once per session."""
     visits: dict[str, Visit] = {}
-    measured = set(book_pages())
+    measured = set(book_pages()) | set(zh_pages())
 
     def shoot(relative: str, page: Any, width: int, media: str) -> None:
-        stem = Path(relative).stem
+        stem = ("zh-" if relative.startswith(f"{ZH}/") else "") + Path(relative).stem
         suffix = "" if (width, media) == (WIDTHS[0], "screen") else f"-{media}-{width}"
         page.screenshot(path=str(screenshots_dir / f"{stem}{suffix}.png"), full_page=True)
 
     def views_to_shoot(relative: str) -> frozenset[str]:
+        relative = relative.removeprefix(f"{ZH}/")
         if not (relative.startswith(("notebooks/", "book/")) or relative == "index.html"):
             return frozenset()
         if ALL_SCREENSHOTS:

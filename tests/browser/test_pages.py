@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from .conftest import ROOT, SITE, local_path, site_pages
+from .conftest import ROOT, SITE, ZH, local_path, site_pages, zh_pages
 
 PAGES = site_pages() if SITE.exists() else []
 VISITS: dict[str, object] = {}
@@ -91,6 +91,87 @@ def test_every_chapter_page_is_in_the_site():
     assert chapters, "no chapter notebooks found"
     for stem in chapters:
         assert f"notebooks/{stem}.html" in PAGES
+        assert f"{ZH}/notebooks/{stem}.html" in PAGES, f"no Chinese page of {stem}: make kit"
+
+
+# --- the Chinese edition (issue 27) --------------------------------------------------------
+# Its pages are among PAGES (every HTML file of the site), so they load offline, with no
+# console error, within their weight budget, like the English ones. Below: their layout at
+# 1280, 768 and 390 px and in print, from the same single visit, and the language switch.
+
+
+def _fits(view: str) -> bool:
+    """Views in which a display equation must fit its column (a phone may scroll one)."""
+    return view in ("1280-screen", "768-screen") or view.endswith("print")
+
+
+@pytest.mark.parametrize("relative", zh_pages())
+def test_zh_page_lays_out_and_prints(visit, relative):
+    views = visit(relative).views
+    problems = []
+    for view, probe in views.items():
+        for e in probe["equations"]:
+            where = f"{view}: {e['width']} px in {e['box']} px at {e['where']}: {e['tex']}"
+            if e["clipped"]:
+                problems.append(f"clipped by {e['clipper']}: {where}")
+            elif e["scrolls"] and not e["scrollbar"]:
+                problems.append(f"scrolls with no scrollbar: {where}")
+            if _fits(view) and not e["fits"]:
+                problems.append(f"wider than its column: {where}")
+        if view.endswith("screen") and probe["pageScrollsSideways"]:
+            problems.append(f"{view}: the whole page scrolls sideways")
+        if view.endswith("print"):
+            problems += [f"{view}: printed page chrome {c}" for c in probe["chrome"]]
+            problems += [
+                f"{view}: code wider than the paper at {c['where']}: {c['first']!r}"
+                for c in probe["code"]
+                if c["scrolls"] or c["clipped"]
+            ]
+            problems += [
+                f"{view}: solution hidden in print: {s['title']}"
+                for s in probe["solutions"]
+                if not (s["shown"] and s["bodyShown"])
+            ]
+    problems += [
+        f"1280-screen: code block scrolls at {c['where']}: {c['first']!r}"
+        for c in views["1280-screen"]["code"]
+        if c["scrolls"]
+    ]
+    assert problems == [], f"{relative}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("relative", zh_pages())
+def test_zh_page_numbers_in_chinese_as_the_english_page_does(visit, relative):
+    """Figures "图 4.2：", exercises "练习 3A.1": the same numbers as the English page."""
+    english = visit(relative.removeprefix(f"{ZH}/")).views["1280-screen"]
+    chinese = visit(relative).views["1280-screen"]
+    chapter = english["chapter"]
+    prefix = f"{chapter}." if chapter else ""
+    figures = [f["number"] for f in chinese["figures"]]
+    assert figures == [f"图 {prefix}{n}：" for n in range(1, len(english["figures"]) + 1)]
+    exercises = [e["number"] for e in chinese["exercises"]]
+    assert exercises == [f"练习 {prefix}{n}" for n in range(1, len(english["exercises"]) + 1)]
+
+
+SWITCH = "a.ropelab-language-link"
+
+
+def test_language_switch_goes_both_ways(open_page, site):
+    """Click "中文" on an English chapter: its Chinese page; there, "English": back again."""
+    relative = "notebooks/04_theta_spectrum.html"
+    page, log = open_page(relative)
+    english_url = page.url
+    link = page.locator(SWITCH)
+    assert link.count() == 1 and link.inner_text().strip() == "中文"
+    link.click()
+    page.wait_for_url((site / ZH / relative).as_uri(), wait_until="load")
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    back = page.locator(SWITCH)
+    assert back.count() == 1 and back.inner_text().strip() == "English"
+    back.click()
+    page.wait_for_url(english_url, wait_until="load")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert log.page_errors == [] and log.external_requests == []
 
 
 def budget_text(relative: str) -> str:
