@@ -6,6 +6,9 @@ types, NoPE flags, legacy keys, and broken values); each record must equal Pytho
 ``decode_text``: every count, string and flag exactly, every real number to 1e-9 relative,
 every warning code, every GGUF key. A config Python cannot read, the script cannot read
 either, and both messages name the same field.
+
+The page shows each record in its language (``view``): on a Chinese page every label and
+sentence is Chinese and the numbers are those of the English view, written the same way.
 """
 
 from __future__ import annotations
@@ -227,3 +230,68 @@ def test_a_perturbed_formula_is_caught(tmp_path):
     )
     with pytest.raises(AssertionError):
         compare(text, decode_text(text), json.loads(done.stdout)[0])
+
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*(?:e[-+]\d+)?")
+
+
+def view_strings(view: Any) -> list[str]:
+    """Every string of a view, in order (the numbers are written into them)."""
+    if isinstance(view, str):
+        return [view]
+    if isinstance(view, dict):
+        return [s for key in sorted(view) for s in view_strings(view[key])]
+    if isinstance(view, list):
+        return [s for item in view for s in view_strings(item)]
+    return [json.dumps(view)]
+
+
+def run_views(script: Path, texts: list[str]) -> list[list[Any]]:
+    request = json.dumps({"script": str(script), "texts": texts, "views": True})
+    done = subprocess.run(
+        [NODE, str(DRIFT_JS)], input=request, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def view_problems(views: list[list[Any]], texts: list[str]) -> list[str]:
+    problems = []
+    for text, (english, chinese) in zip(texts, views, strict=True):
+        en, zh = view_strings(english), view_strings(chinese)
+        if sorted(NUMBER.findall(" ".join(en))) != sorted(NUMBER.findall(" ".join(zh))):
+            problems.append(f"{text[:80]}: numbers differ\n{en}\n{zh}")
+        elif set(english) != set(chinese) or not CJK.search(" ".join(zh)):
+            problems.append(f"{text[:80]}: the Chinese view is not a translation\n{zh}")
+    return problems
+
+
+def test_the_view_reads_the_same_numbers_in_both_languages():
+    texts = cases()
+    views = run_views(decoder_script_path(), texts)
+    assert view_problems(views, texts) == []
+    decoded = [v for v, t in zip(views, texts, strict=True) if "error" not in v[0]]
+    assert len(decoded) >= 250
+    # the fixed words of a Chinese page are Chinese; the names from the config are kept
+    english, chinese = decoded[0]
+    assert english["title"] == chinese["title"]
+    assert all(CJK.search(name) for name, _ in chinese["layers"][0]["rows"][:10])
+    assert [v for _, v in english["layers"][0]["rows"][:10]] == [
+        v for _, v in chinese["layers"][0]["rows"][:10]
+    ]
+
+
+def test_a_chinese_view_with_another_number_is_caught(tmp_path):
+    source = decoder_script_path().read_text(encoding="utf-8")
+    before = "`${n0(b.bound)} 个 token（d_extra = ${b.critical_dim}）`"
+    assert source.count(before) == 1
+    planted = source.replace(before, "`${n0(b.bound)} 个 token`")
+    copy = tmp_path / "ropelab-decoder.js"
+    copy.write_text(planted, encoding="utf-8")
+    (tmp_path / "ropelab-explore.js").write_text(
+        (decoder_script_path().parent / "ropelab-explore.js").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    texts = [json.dumps(load_config(name)) for name in shipped_configs()]
+    problems = view_problems(run_views(copy, texts), texts)
+    assert problems and all("numbers differ" in p for p in problems)

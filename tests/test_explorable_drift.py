@@ -7,6 +7,11 @@ infinities and things that are not numbers. Each result must equal Python's: the
 values exactly, every array, integer, flag and regime string of the data (reals to 1e-9), and
 every readout to the character. A perturbation of any one formula of the script by 1e-7
 (relative) must make the check fail (``test_a_perturbed_formula_is_caught``).
+
+The Chinese edition (issue 27): the script also writes each readout in Chinese (for a page
+whose ``<html lang>`` starts with "zh") and labels each control in Chinese. The Chinese readout
+of every setting must hold exactly the numbers of Python's English readout, written the same
+way (``readout_numbers``), and every control label and menu option has its Chinese.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from ropelab.interactive.figures import BROWSER_KINDS
 from tests.explorable_checks import assert_same
 
 DRIFT_JS = Path(__file__).parent / "js" / "drift.js"
+CJK = re.compile(r"[\u3400-\u9fff]")
 SETTINGS_PER_FIGURE = 240
 NODE = shutil.which("node")
 
@@ -123,6 +129,15 @@ def expected(settings: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[
     return out
 
 
+#: A number as the readouts write it: sign, digits with "," groups, decimals, exponent.
+READOUT_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*(?:e[-+]\d+)?")
+
+
+def readout_numbers(text: str) -> list[str]:
+    """The numbers of a readout, sorted (a Chinese sentence may order them differently)."""
+    return sorted(READOUT_NUMBER.findall(text))
+
+
 def drift(
     settings: list[dict[str, Any]],
     python: list[tuple[dict[str, Any], dict[str, Any], str]],
@@ -144,6 +159,10 @@ def drift(
             continue
         if result["readout"] != text:
             problems.append(f"{where}: readout\n{result['readout']}\nropelab says\n{text}")
+            continue
+        chinese = result.get("readout_zh", "")
+        if readout_numbers(chinese) != readout_numbers(text) or not CJK.search(chinese):
+            problems.append(f"{where}: Chinese readout\n{chinese}\nropelab says\n{text}")
     return problems
 
 
@@ -272,3 +291,47 @@ def test_a_perturbed_formula_is_caught(tmp_path, small_grid, name):
     settings, python = small_grid
     problems = drift(settings, python, run_node(perturbed_script(tmp_path, name), settings))
     assert problems, f"perturbing {name} by 1e-7 went unnoticed"
+
+
+# --- the Chinese edition ----------------------------------------------------------------------
+
+
+def test_every_control_has_a_chinese_label(grid):
+    _, node = grid
+    labels = node["translations"]["labels"]
+    options = node["translations"]["options"]
+    for kind in BROWSER_KINDS:
+        for control in figure_spec(kind).controls:
+            assert control.label in labels, f"{kind}.{control.name}: no Chinese label"
+            chinese = labels[control.label]
+            symbols_only = not re.search(r"[a-z]{3,}", re.sub(r"\w+_\w+", "", chinese))
+            assert CJK.search(chinese) or symbols_only, f"{control.label}: {chinese}"
+            assert readout_numbers(chinese) == readout_numbers(control.label), chinese
+            if control.is_choice and control.name in options:
+                missing = set(control.options or ()) - set(options[control.name])
+                assert not missing, f"{kind}.{control.name}: no Chinese for {missing}"
+
+
+def test_chinese_readouts_read_chinese(grid):
+    settings, node = grid
+    for setting, result in zip(settings, node["results"], strict=True):
+        assert CJK.search(result["readout_zh"]), setting
+        assert result["readout_zh"] != result["readout"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "before", "after"),
+    [
+        ("spectrum", "= ${fmtF(d.boundary, 3)}；", "= ${fmtF(d.boundary, 2)}；"),
+        ("calculator", "，β3 = ${t[2]}`", "，β3 = ${t[1]}`"),
+        ("rotation2d", "平移 s = ${d.shift}`", "平移 s`"),
+    ],
+)
+def test_a_chinese_readout_with_another_number_is_caught(tmp_path, small_grid, kind, before, after):
+    settings, python = small_grid
+    source = script_path().read_text(encoding="utf-8")
+    assert source.count(before) == 1, before
+    path = tmp_path / "planted.js"
+    path.write_text(source.replace(before, after), encoding="utf-8")
+    problems = drift(settings, python, run_node(path, settings))
+    assert problems and all(p.startswith(kind) and "Chinese readout" in p for p in problems)

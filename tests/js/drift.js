@@ -2,7 +2,9 @@
 //   {"script": path of ropelab-explore.js, "figures": {kind: {controls, constants}},
 //    "settings": [{"kind", "raw": {name: value}}]}
 // where a number that JSON cannot carry is {"special": "NaN" | "Infinity" | "-Infinity"};
-// writes {"kinds", "sliders": {kind: {name: [values]}}, "results": [{clamped, data, readout}]}.
+// writes {"kinds", "sliders": {kind: {name: [values]}}, "translations": {labels, options},
+//         "results": [{clamped, data, readout, readout_zh}]}
+// (readout_zh: the readout of a Chinese page, lang "zh-CN").
 'use strict';
 
 const fs = require('fs');
@@ -35,7 +37,15 @@ const results = request.settings.map((setting) => {
   }
   const clamped = explore.clamp(figure.controls, raw);
   const data = explore.compute(setting.kind, clamped, figure.constants);
-  return { clamped: clamped, data: data, readout: explore.readout(setting.kind, data) };
+  return {
+    clamped: clamped,
+    data: data,
+    readout: explore.readout(setting.kind, data),
+    readout_zh: explore.readout(setting.kind, data, 'zh-CN'),
+  };
 });
 
-process.stdout.write(JSON.stringify({ kinds: explore.kinds, sliders: sliders, results: results }));
+const translations = explore.translations || { labels: {}, options: {} };
+process.stdout.write(
+  JSON.stringify({ kinds: explore.kinds, sliders: sliders, translations: translations, results: results }),
+);

@@ -11,7 +11,9 @@
  *                         window.ropelabDecoderConfigs (the shipped configs, served by the
  *                         site or carried by the output).
  * In Node it exports decodeText and decodeConfig: tests/test_decoder_drift.py compares them
- * with Python on every shipped config and a few hundred seeded random ones.
+ * with Python on every shipped config and a few hundred seeded random ones; and view(record,
+ * lang), the texts the page shows, in English or, on a page whose <html lang> starts with
+ * "zh", in Chinese with the same numbers (the test checks both languages).
  *
  * Sections: (a) checks, as ropelab._checks; (b) reading a config, as
  * ropelab.config_fields.normalize_config; (c) the rope types, as ropelab.rope_config;
@@ -964,7 +966,134 @@
     }
   }
 
-  const api = { decodeText: decodeText, decodeConfig: decodeConfig };
+  // ---------------------------------------------------------------------------------------
+  // (e2) The words of the view, in English or Chinese (the Chinese edition, issue 27)
+  // ---------------------------------------------------------------------------------------
+
+  // "zh" for a page language starting with "zh" (Sphinx's language: zh_CN), else "en".
+  function language(lang) {
+    return typeof lang === 'string' && /^zh/i.test(lang) ? 'zh' : 'en';
+  }
+
+  // A value as a table shows it: "-" for none, "12,345" for a large whole number.
+  function show(value) {
+    if (value === null || value === undefined) {
+      return '-';
+    }
+    if (typeof value === 'number') {
+      return Number.isInteger(value) && Math.abs(value) >= 1000 ? n0(value) : g(value);
+    }
+    return String(value);
+  }
+
+  // The fixed words of the view, by language (the terms are the glossary's).
+  const WORDS = {
+    en: {
+      shipped: 'Shipped config',
+      decode: 'Decode',
+      cannot: (e) => `Cannot decode this config: ${e}`,
+      summary: (r) => `${r.model_type}, ${r.spelling} spelling; ${show(r.num_layers)} layers, q/k head ${r.head_dim}, max_position_embeddings ${show(r.max_position_embeddings)}`,
+      every: 'every rotating layer',
+      rows: ['layers', 'rope type', 'base', 'rotary dimension', 'factor', 'original length', 'extended length', 'planes kept / stretched / interpolated', 'attention factor (cos, sin)', 'longest wavelength (tokens)'],
+      fullPeriod: (n) => `planes with a full period in ${n} tokens`,
+      bound: 'chapter 6 bound 2π β^(d_extra/d)',
+      boundValue: (b) => `${n0(b.bound)} tokens (d_extra = ${b.critical_dim})`,
+      nope: (r) => `${r.nope_layers} layers apply no RoPE: ${r.nope_reasons.join('; ')}`,
+      softmax: (r) => `softmax scale 1/√${r.head_dim} × ${explore.format.fixed(r.softmax_scale, 6)}`,
+      temperature: (t) => `query temperature (${t.source}): 1 + ${g(t.beta)} ln(1 + ⌊(m + ${t.offset}) / ${n0(t.length)}⌋)`,
+      gguf: 'GGUF keys (llama.cpp)',
+      figure: (type) => `frequencies of ${type} against plain RoPE`,
+      axis: 'plane i',
+      plain: 'plain RoPE, same base',
+    },
+    zh: {
+      shipped: '内置配置',
+      decode: '解码',
+      cannot: (e) => `无法解码这份配置：${e}`,
+      summary: (r) => `${r.model_type}，${r.spelling} 写法；${show(r.num_layers)} 层，q/k 头维度 ${r.head_dim}，max_position_embeddings ${show(r.max_position_embeddings)}`,
+      every: '所有旋转层',
+      rows: ['层数', 'rope 类型', '底数', '旋转维度', '缩放因子', '原始长度', '扩展后长度', '保留 / 拉伸 / 内插的子空间', '注意力因子（cos、sin）', '最长周期（token）'],
+      fullPeriod: (n) => `${n} 个 token 内转满全周期的子空间`,
+      bound: '第 6 章的外推上界 2π β^(d_extra/d)',
+      boundValue: (b) => `${n0(b.bound)} 个 token（d_extra = ${b.critical_dim}）`,
+      nope: (r) => `${r.nope_layers} 层不施加 RoPE：${r.nope_reasons.join('；')}`,
+      softmax: (r) => `softmax 缩放 1/√${r.head_dim} × ${explore.format.fixed(r.softmax_scale, 6)}`,
+      temperature: (t) => `查询的温度系数（${t.source}）：1 + ${g(t.beta)} ln(1 + ⌊(m + ${t.offset}) / ${n0(t.length)}⌋)`,
+      gguf: 'GGUF 键（llama.cpp）',
+      figure: (type) => `${type} 的频率与普通 RoPE 的对比`,
+      axis: '子空间 i',
+      plain: '普通 RoPE，同一底数',
+    },
+  };
+
+  // The texts the view shows for a record of decodeText, in the language `lang`:
+  //   {error} or {title, summary, warnings: [[code, message]], layers: [{layerType, heading,
+  //    rows: [[name, text]], figure, axis, plain, curve}], notes: [text], gguf: {heading,
+  //    rows: [[key, text]]}}
+  // The numbers are the same in both languages (tests/test_decoder_drift.py checks it).
+  function view(record, lang) {
+    const w = WORDS[language(lang)];
+    if (record.error) {
+      return { error: w.cannot(record.error) };
+    }
+    const layers = record.layers.map((layer) => {
+      const values = [
+        layer.num_layers,
+        layer.rope_type,
+        layer.base,
+        layer.rotary_dim,
+        layer.factor,
+        layer.original_length,
+        layer.extended_length,
+        `${layer.kept} / ${layer.stretched} / ${layer.interpolated}`,
+        layer.attention_factor,
+        `${n0(layer.longest_wavelength[0])} → ${n0(layer.longest_wavelength[1])}`,
+      ];
+      const rows = w.rows.map((name, i) => [name, show(values[i])]);
+      for (const [name, value] of layer.parameters) {
+        rows.push([name, show(value)]);
+      }
+      if (layer.bounds) {
+        rows.push([w.fullPeriod(n0(layer.bounds.trained_length)), show(layer.bounds.full_period_planes)]);
+        rows.push([w.bound, w.boundValue(layer.bounds)]);
+      }
+      return {
+        layerType: layer.layer_type,
+        heading: layer.layer_type === 'all' ? w.every : layer.layer_type,
+        rows: rows,
+        figure: w.figure(layer.layer_type),
+        axis: w.axis,
+        plain: w.plain,
+        curve: `θ′ (${layer.rope_type})`,
+      };
+    });
+    const notes = [];
+    if (record.nope_layers) {
+      notes.push(w.nope(record));
+    }
+    if (record.softmax_scale !== 1) {
+      notes.push(w.softmax(record));
+    }
+    if (record.query_temperature) {
+      notes.push(w.temperature(record.query_temperature));
+    }
+    return {
+      title: record.name,
+      summary: w.summary(record),
+      warnings: record.warnings,
+      layers: layers,
+      notes: notes,
+      gguf: { heading: w.gguf, rows: record.gguf.map(([key, value]) => [key, show(value)]) },
+    };
+  }
+
+  // The fixed words of the decoder's markup (its label and button), in the language `lang`.
+  function words(lang) {
+    const w = WORDS[language(lang)];
+    return { shipped: w.shipped, decode: w.decode };
+  }
+
+  const api = { decodeText: decodeText, decodeConfig: decodeConfig, view: view, words: words, language: language };
   if (typeof module === 'object' && module.exports) {
     module.exports = api;
   }
@@ -1016,18 +1145,8 @@
     return node;
   }
 
-  function show(value) {
-    if (value === null || value === undefined) {
-      return '-';
-    }
-    if (typeof value === 'number') {
-      return Number.isInteger(value) && Math.abs(value) >= 1000 ? n0(value) : g(value);
-    }
-    return String(value);
-  }
-
   // the frequencies of one layer type against plain RoPE, log scale
-  function figure(layer, parent) {
+  function figure(layer, texts, parent) {
     const width = 640;
     const height = 220;
     const box = { left: 56, right: 12, top: 12, bottom: 36 };
@@ -1035,7 +1154,7 @@
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('class', 'ropelab-decoder-figure');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `frequencies of ${layer.layer_type} against plain RoPE`);
+    svg.setAttribute('aria-label', texts.figure);
     const values = layer.inv_freq.concat(layer.plain).filter((t) => t > 0);
     const lo = Math.log10(Math.min(...values));
     const hi = Math.log10(Math.max(...values));
@@ -1057,75 +1176,51 @@
     for (let e = Math.ceil(lo); e <= Math.floor(hi); e += Math.max(1, Math.ceil((hi - lo) / 6))) {
       add('text', { x: box.left - 6, y: y(Math.pow(10, e)) + 4, 'text-anchor': 'end', 'font-size': 11 }, `1e${e}`);
     }
-    add('text', { x: width / 2, y: height - 6, 'text-anchor': 'middle', 'font-size': 12 }, 'plane i');
+    add('text', { x: width / 2, y: height - 6, 'text-anchor': 'middle', 'font-size': 12 }, texts.axis);
     const path = (ts) => ts.map((t, i) => (t > 0 ? `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(t).toFixed(1)}` : '')).join(' ');
     add('path', { d: path(layer.plain), fill: 'none', stroke: '#888', 'stroke-dasharray': '4 3' });
     add('path', { d: path(layer.inv_freq), fill: 'none', stroke: '#1f77b4', 'stroke-width': 2 });
-    add('text', { x: width - box.right - 4, y: box.top + 14, 'text-anchor': 'end', 'font-size': 11, fill: '#1f77b4' }, `θ′ (${layer.rope_type})`);
-    add('text', { x: width - box.right - 4, y: box.top + 28, 'text-anchor': 'end', 'font-size': 11, fill: '#666' }, 'plain RoPE, same base');
+    add('text', { x: width - box.right - 4, y: box.top + 14, 'text-anchor': 'end', 'font-size': 11, fill: '#1f77b4' }, texts.curve);
+    add('text', { x: width - box.right - 4, y: box.top + 28, 'text-anchor': 'end', 'font-size': 11, fill: '#666' }, texts.plain);
     parent.appendChild(svg);
   }
 
-  function render(out, record) {
+  function render(out, record, lang) {
     out.textContent = '';
-    if (record.error) {
-      el('p', { class: 'ropelab-decoder-error', role: 'alert' }, out, `Cannot decode this config: ${record.error}`);
+    const texts = view(record, lang);
+    if (texts.error) {
+      el('p', { class: 'ropelab-decoder-error', role: 'alert' }, out, texts.error);
       return;
     }
-    el('h4', {}, out, record.name);
-    el('p', {}, out, `${record.model_type}, ${record.spelling} spelling; ${show(record.num_layers)} layers, q/k head ${record.head_dim}, max_position_embeddings ${show(record.max_position_embeddings)}`);
-    if (record.warnings.length) {
+    el('h4', {}, out, texts.title);
+    el('p', {}, out, texts.summary);
+    if (texts.warnings.length) {
       const list = el('ul', { class: 'ropelab-decoder-warnings' }, out);
-      for (const [code, message] of record.warnings) {
+      for (const [code, message] of texts.warnings) {
         el('li', { 'data-code': code }, list, message);
       }
     }
-    for (const layer of record.layers) {
+    record.layers.forEach((layer, i) => {
+      const layerTexts = texts.layers[i];
       const section = el('section', { class: 'ropelab-decoder-layer', 'data-layer-type': layer.layer_type }, out);
-      el('h5', {}, section, layer.layer_type === 'all' ? 'every rotating layer' : layer.layer_type);
+      el('h5', {}, section, layerTexts.heading);
       const table = el('table', {}, section);
-      const rows = [
-        ['layers', layer.num_layers],
-        ['rope type', layer.rope_type],
-        ['base', layer.base],
-        ['rotary dimension', layer.rotary_dim],
-        ['factor', layer.factor],
-        ['original length', layer.original_length],
-        ['extended length', layer.extended_length],
-        ['planes kept / stretched / interpolated', `${layer.kept} / ${layer.stretched} / ${layer.interpolated}`],
-        ['attention factor (cos, sin)', layer.attention_factor],
-        ['longest wavelength (tokens)', `${n0(layer.longest_wavelength[0])} → ${n0(layer.longest_wavelength[1])}`],
-      ];
-      for (const [name, value] of layer.parameters) {
-        rows.push([name, value]);
-      }
-      if (layer.bounds) {
-        rows.push([`planes with a full period in ${n0(layer.bounds.trained_length)} tokens`, layer.bounds.full_period_planes]);
-        rows.push(['chapter 6 bound 2π β^(d_extra/d)', `${n0(layer.bounds.bound)} tokens (d_extra = ${layer.bounds.critical_dim})`]);
-      }
-      for (const [name, value] of rows) {
+      for (const [name, value] of layerTexts.rows) {
         const tr = el('tr', {}, table);
         el('th', {}, tr, name);
-        el('td', {}, tr, show(value));
+        el('td', {}, tr, value);
       }
-      figure(layer, section);
+      figure(layer, layerTexts, section);
+    });
+    for (const note of texts.notes) {
+      el('p', {}, out, note);
     }
-    if (record.nope_layers) {
-      el('p', {}, out, `${record.nope_layers} layers apply no RoPE: ${record.nope_reasons.join('; ')}`);
-    }
-    if (record.softmax_scale !== 1) {
-      el('p', {}, out, `softmax scale 1/√${record.head_dim} × ${explore.format.fixed(record.softmax_scale, 6)}`);
-    }
-    if (record.query_temperature) {
-      const t = record.query_temperature;
-      el('p', {}, out, `query temperature (${t.source}): 1 + ${g(t.beta)} ln(1 + ⌊(m + ${t.offset}) / ${n0(t.length)}⌋)`);
-    }
-    el('h5', {}, out, 'GGUF keys (llama.cpp)');
+    el('h5', {}, out, texts.gguf.heading);
     const gguf = el('table', { class: 'ropelab-decoder-gguf' }, out);
-    for (const [key, value] of record.gguf) {
+    for (const [key, value] of texts.gguf.rows) {
       const tr = el('tr', {}, gguf);
       el('th', {}, tr, key);
-      el('td', {}, tr, show(value));
+      el('td', {}, tr, value);
     }
   }
 
@@ -1134,6 +1229,17 @@
       return;
     }
     root.setAttribute('data-mounted', 'true');
+    const lang = language(document.documentElement.lang);
+    if (lang === 'zh') {
+      // the markup (from Python) is English; a Chinese page reads its label and button in Chinese
+      const fixed = words(lang);
+      const label = root.querySelector('.ropelab-control > span');
+      if (label) {
+        label.textContent = fixed.shipped;
+      }
+      root.querySelector('button').textContent = fixed.decode;
+      root.setAttribute('data-lang', lang);
+    }
     const configs = window.ropelabDecoderConfigs || {};
     const select = root.querySelector('select');
     for (const name of Object.keys(configs).sort()) {
@@ -1145,7 +1251,7 @@
     const button = root.querySelector('button');
     const run = () => {
       root.ropelabRecord = decodeText(area.value);
-      render(out, root.ropelabRecord);
+      render(out, root.ropelabRecord, lang);
     };
     const load = () => {
       if (has(configs, select.value)) {

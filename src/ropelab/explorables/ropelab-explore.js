@@ -12,8 +12,13 @@
  * (compute, readout, clamp, sliderValues, the number formats): the drift check of
  * tests/test_explorable_drift.py compares them with Python on seeded settings.
  *
+ * On a page whose <html lang> starts with "zh" (the Chinese edition, Sphinx's language:
+ * zh_CN) the readouts and the controls' labels read Chinese, with the same numbers in the same
+ * formats: readout(kind, data, lang), controlLabel(label, lang), optionText(name, value, lang).
+ *
  * Sections: (a) the formulas, each mirroring the ropelab function named above it, and the data
- * of each figure; (a2) Python's number formats and the readouts; (a3) the controls: clamp and
+ * of each figure; (a2) Python's number formats and the readouts; (a2-zh) the readouts and the
+ * labels in Chinese; (a3) the controls: clamp and
  * slider values, as ropelab.interactive.controls; (b) a small SVG plotting layer; (c) the five
  * figures; (d) mounting.
  */
@@ -964,6 +969,257 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // (a2-zh) The readouts and control labels in Chinese (the Chinese edition, issue 27)
+  // ---------------------------------------------------------------------------------------
+
+  // A page whose <html lang> starts with "zh" (Sphinx's language: zh_CN) reads the readouts
+  // and the control labels in Chinese. The same numbers, written by the same formats, appear
+  // in both languages (tests/test_explorable_drift.py checks it); the terms are the
+  // glossary's (book/glossary.md).
+
+  // The width of `text` in a monospaced font: a CJK or full-width character takes two columns.
+  function displayWidth(text) {
+    let width = 0;
+    for (const ch of text) {
+      width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+    }
+    return width;
+  }
+
+  function padWide(text, width) {
+    return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+  }
+
+  const LAYOUT_ZH = { interleaved: '相邻两个一组', half: '前后两半配对' };
+  const ALLOCATION_ZH = { sections: '分段', interleaved: '交错', axial: '轴向' };
+  const REGIME_ZH = {};
+  REGIME_ZH[REGIME_LARGER_BASE] = 'β > β0：上界 = T_extra';
+  REGIME_ZH[REGIME_SMALLER_BASE] = 'β ≤ β0：上界 = T_tune';
+  REGIME_ZH[REGIME_EVERY_PLANE] = "d'_extra = d：无硬上界（猜想）";
+
+  // The label of every control, by its English label (ropelab.interactive.figures).
+  const LABELS_ZH = {
+    'query position m': '查询位置 m',
+    'key position n': '键位置 n',
+    'θ (rad per position)': 'θ（每个位置的弧度）',
+    'shift s (both)': '平移 s（两者一起）',
+    '|q|': '|q|',
+    'arg q (rad)': 'arg q（弧度）',
+    '|k|': '|k|',
+    'arg k (rad)': 'arg k（弧度）',
+    'dim d': '维度 d',
+    'base β': '底数 β',
+    'position m': '位置 m',
+    layout: '布局',
+    'head dim d': '头维度 d',
+    'largest position': '最大位置',
+    'T_train (tokens)': 'T_train（token 数）',
+    'max distance': '最大距离',
+    T_train: 'T_train',
+    T_tune: 'T_tune',
+    method: '方法',
+    'original length': '原始长度',
+    'target length': '目标长度',
+    'YaRN β_slow (turns)': 'YaRN β_slow（圈数）',
+    'YaRN β_fast (turns)': 'YaRN β_fast（圈数）',
+    'Llama 3 low factor': 'Llama 3 低频因子',
+    'Llama 3 high factor': 'Llama 3 高频因子',
+    allocation: '分配方式',
+    'time planes': '时间轴子空间数',
+    'height planes': '高度轴子空间数',
+    'token a: time': 'token a：时间',
+    'token a: height (row)': 'token a：高度（行）',
+    'token a: width (column)': 'token a：宽度（列）',
+    'token b: time': 'token b：时间',
+    'token b: height (row)': 'token b：高度（行）',
+    'token b: width (column)': 'token b：宽度（列）',
+    'input length': '输入长度',
+    'training length L': '训练长度 L',
+    'window w (local size)': '窗口 w（局部大小）',
+    'Self-Extend group G': 'Self-Extend 分组 G',
+  };
+
+  // The text a menu shows for an option (its value stays the English one); options not
+  // listed are names the field writes in Latin letters (YaRN, ReRoPE) and stay as they are.
+  const OPTIONS_ZH = {
+    layout: LAYOUT_ZH,
+    allocation: ALLOCATION_ZH,
+  };
+
+  function countZh(n, noun) {
+    return `${n} 个${noun}`;
+  }
+
+  function rotationReadoutZh(d) {
+    const gap = Math.abs(d.score - d.shifted_score);
+    const gapText = gap < 1e-12 ? '小于 1e-12（舍入误差）' : fmtE(gap, 2);
+    return [
+      `m = ${d.m}，n = ${d.n}，θ = ${fmtF(d.theta, 2)} rad，平移 s = ${d.shift}`,
+      `分数 score(m, n)         (R_m q)·(R_n k)          = ${fmtF(d.score, 6, { plus: true })}`,
+      `分数 score(m + s, n + s) (R_m+s q)·(R_n+s k)      = ${fmtF(d.shifted_score, 6, { plus: true })}`,
+      `相对形式                 qᵀ R_(n−m) k，n − m = ${fmtSignedInt(d.n - d.m)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
+      `只移动键                 (R_m q)·(R_n+s k)        = ${fmtF(d.key_only_score, 6, { plus: true })}`,
+      `score(m, n) 与 score(m + s, n + s) 相差 ${gapText}`,
+    ].join('\n');
+  }
+
+  function complexScoreReadoutZh(d) {
+    return [
+      `q = ${fmtF(d.q_abs, 2)}·e^(${fmtF(d.q_arg, 2)}i)，k = ${fmtF(d.k_abs, 2)}·e^(${fmtF(d.k_arg, 2)}i)，m = ${d.m}，n = ${d.n}，θ = ${fmtF(d.theta, 2)} rad`,
+      `q·e^(imθ) = ${complexText(d.rotated_q)}，  k·e^(inθ) = ${complexText(d.rotated_k)}`,
+      `q·conj(k)·e^(i(m−n)θ) = ${complexText(d.product)}，(m − n)θ = ${fmtF(d.angle, 4, { plus: true })} rad`,
+      `分数取它的实部：${fmtF(d.score, 6, { plus: true })}；(R_m q)·(R_n k) = ${fmtF(d.dot, 6, { plus: true })}`,
+    ].join('\n');
+  }
+
+  function blocksReadoutZh(d) {
+    const last = d.dim / 2 - 1;
+    const angle = (i) => `mθ_${i} = ${fmtF(d.position * d.theta[i], 4)} rad`;
+    const slowest = last > 0 ? `；θ_${last} = 每个位置 ${fmtG(d.theta[last], 4)} rad` : '';
+    const turns = last > 0 ? `，最慢的子空间转过 ${angle(last)}` : '';
+    return [
+      `${d.dim}×${d.dim} 矩阵的 ${countZh(d.dim / 2, '子空间')}，${LAYOUT_ZH[d.layout] || d.layout}布局${slowest}`,
+      `在 m = ${d.position} 处：子空间 0 转过 ${angle(0)}${turns}`,
+    ].join('\n');
+  }
+
+  const PRECISION_LABELS_ZH = {
+    float64: 'float64（基准）',
+    float32: 'float32 角度',
+    bfloat16: 'bfloat16 角度',
+    float16: 'float16 角度',
+    bf16_theta: 'θ_i 用 bfloat16',
+  };
+
+  function precisionReadoutZh(d) {
+    const lines = [
+      `d = ${d.dim}，底数 ${formatNumber(d.base)}，位置 1 到 ${formatNumber(d.max_position)}；其中的最大误差：`,
+    ];
+    for (const [name] of PRECISION_LABELS) {
+      const angle = d[`angle_${name}`];
+      const cos = d[`cos_${name}`];
+      const above = cos.findIndex((c) => c > 0.01);
+      const first = above === -1 ? '无' : `从 m = ${formatNumber(d.positions[above])} 起`;
+      lines.push(
+        `${padWide(PRECISION_LABELS_ZH[name], 17)}角度 ${fmtE(Math.max.apply(null, angle), 1)} rad，cos ${fmtE(Math.max.apply(null, cos), 1)}；cos > 0.01：${first}`,
+      );
+    }
+    if (d.float16_positions < d.positions.length) {
+      lines.push('float16 表示不了 65,504 以上的位置：它的曲线到此为止');
+    }
+    return lines.join('\n');
+  }
+
+  function spectrumReadoutZh(d) {
+    return [
+      `${countZh(d.n_planes, '子空间')}中有 ${d.n_full} 个在 T_train = ${formatNumber(d.train_len)} 个 token 内转满全周期`,
+      `  （λ_i ≤ T_train，即 θ_i ≥ 2π/T_train = ${fmtG(d.theta_threshold, 4)}）；其余 ${d.n_partial} 个没有`,
+      `分界 (d/2)·log_β(T_train/2π) = ${fmtF(d.boundary, 3)}；d_extra = ${d.critical_dim}`,
+      `周期从 ${formatNumber(d.wavelength[0])} 到 ${formatNumber(d.wavelength[d.wavelength.length - 1])} 个 token`,
+    ].join('\n');
+  }
+
+  function decayReadoutZh(d) {
+    const last = d.distances.length - 1;
+    const far = formatNumber(d.max_distance);
+    return [
+      `全一向量的分数：s(1) = ${fmtF(d.ones_score[0], 3)}，s(${far}) = ${fmtF(d.ones_score[last], 3)}；范围 ±√d = ±${fmtF(Math.sqrt(d.dim), 3)}`,
+      `相对上界：r = 1 处为 ${fmtF(d.relative_upper_bound[0], 3)}，r = ${far} 处为 ${fmtF(d.relative_upper_bound[last], 3)}（r = 0 处为 ${fmtF((d.dim / 2 + 1) / 2, 1)}）`,
+      `共 ${d.distances.length} 个距离，${firstGap(d.distances)} 以内的每个整数都在其中`,
+    ].join('\n');
+  }
+
+  function calculatorReadoutZh(d) {
+    const grouped = (x) => fmtF(x, 0, { comma: true });
+    const tune = grouped(d.tune_len);
+    let supported;
+    let original;
+    if (d.supported_length === null) {
+      supported = '无硬上界（原文的猜想）';
+      original = `T_tune = ${tune} 个 token（不预测上界）`;
+    } else if (d.regime === REGIME_LARGER_BASE) {
+      supported = `${grouped(d.supported_length)} 个 token`;
+      original = `T_extra = ${grouped(d.supported_length)} 个 token，而不是 T_tune = ${tune}`;
+    } else {
+      supported = `${grouped(d.supported_length)} 个 token`;
+      original = `T_tune = ${tune} 个 token`;
+    }
+    const t = d.thresholds.map(grouped);
+    return [
+      `情形：${REGIME_ZH[d.regime] || d.regime}`,
+      `最大支持的上下文长度（预测）：${supported}`,
+      `d_extra = ${d.d_extra}（共 ${d.dim} 维；${d.full_period_planes} 个子空间在预训练中转满了全周期）`,
+      `定理 2 的 T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}；临界base β0 = ${formatNumber(d.critical_base)}`,
+      `T_tune 处定理 1 的阈值：β1 = ${t[0]}，β2 = ${t[1]}，β3 = ${t[2]}`,
+      '继续扩展时，YaRN 和 Llama 3 以模型可靠的长度为起点：',
+      original,
+    ].join('\n');
+  }
+
+  function extensionMethodsReadoutZh(d) {
+    const grouped = (x) => fmtF(x, 0, { comma: true });
+    const last = d.planes.length - 1;
+    return [
+      `${d.method}，s = ${fmtG(d.factor, 4)}（${grouped(d.original_len)} → ${grouped(d.target_len)} 个 token）：保留 ${d.kept} 个子空间，拉伸 ${d.stretched} 个，内插 ${d.interpolated} 个`,
+      `注意力因子 ${fmtF(d.attention_factor, 4)}；原始长度下 d_extra = ${d.critical_dim}（共 ${d.dim} 维；${d.full_period_planes} 个子空间转满了全周期）`,
+      `最长周期 ${formatNumber(d.wavelength_before[last])} → ${formatNumber(d.wavelength_after[last])} 个 token`,
+    ].join('\n');
+  }
+
+  function multiaxisReadoutZh(d) {
+    const names = d.axis_names;
+    const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
+    const offset = d.position_b.map((v, i) => v - d.position_a[i]);
+    const turns = d.relative_angle.map(Math.abs);
+    let widest = 0;
+    turns.forEach((value, i) => {
+      if (value > turns[widest]) {
+        widest = i;
+      }
+    });
+    const share = names.map((n, a) => `${n} ${d.planes_per_axis[a]}`).join('，');
+    return [
+      `${ALLOCATION_ZH[d.allocation] || d.allocation}分配：各轴的子空间数 ${share}`,
+      `a = ${point(d.position_a)}，b = ${point(d.position_b)}，偏移 ${point(offset)}`,
+      `该偏移处的全一分数 ${fmtF(d.score, 3)}（偏移为 0 时是 ${2 * turns.length}）`,
+      `最大转角 ${fmtF(turns[widest], 3)} rad：子空间 ${widest}，轴 ${names[d.axes[widest]]}`,
+    ].join('\n');
+  }
+
+  function remappingReadoutZh(d) {
+    return [
+      `${d.method}：输入 ${formatNumber(d.length)} 个 token，训练长度 ${formatNumber(d.train_len)}`,
+      `最大相对位置：${formatNumber(d.max_relative)}（${d.within ? '在训练长度之内' : '超出训练长度'}）`,
+      `最后一个查询与第一个键：${formatNumber(d.row[0])}（RoPE：${formatNumber(d.length - 1)}）`,
+      `w = ${formatNumber(d.window)}，G = ${d.group}，S = ${formatNumber(d.shift)}；Self-Extend (w, G) 覆盖 ${formatNumber(d.self_extend_max_length)} 个 token`,
+    ].join('\n');
+  }
+
+  const READOUTS_ZH = {
+    rotation2d: rotationReadoutZh,
+    complex_score: complexScoreReadoutZh,
+    block_matrix: blocksReadoutZh,
+    precision: precisionReadoutZh,
+    spectrum: spectrumReadoutZh,
+    decay: decayReadoutZh,
+    calculator: calculatorReadoutZh,
+    extension_methods: extensionMethodsReadoutZh,
+    multiaxis: multiaxisReadoutZh,
+    remapping: remappingReadoutZh,
+  };
+
+  // "zh" or "en": the language of a readout; `lang` is a page language ("zh-CN", "en") or
+  // absent (English).
+  function language(lang) {
+    return typeof lang === 'string' && /^zh/i.test(lang) ? 'zh' : 'en';
+  }
+
+  // The language of the page: <html lang="zh-CN"> (Sphinx's language: zh_CN) reads Chinese.
+  function pageLanguage() {
+    return language(typeof document !== 'undefined' ? document.documentElement.lang : '');
+  }
+
+  // ---------------------------------------------------------------------------------------
   // (a3) The controls: ropelab.interactive.controls
   // ---------------------------------------------------------------------------------------
 
@@ -1808,15 +2064,31 @@
     return KINDS[kind].compute(params, constants);
   }
 
-  // The readout of figure `kind` for its data (ropelab.interactive: spec.readout).
-  function readout(kind, data) {
-    return KINDS[kind].readout(data);
+  // The readout of figure `kind` for its data (ropelab.interactive: spec.readout), in English
+  // or, for a `lang` starting with "zh", in Chinese with the same numbers.
+  function readout(kind, data, lang) {
+    return language(lang) === 'zh' ? READOUTS_ZH[kind](data) : KINDS[kind].readout(data);
+  }
+
+  // A control's label in the language `lang` (the English label where no Chinese is given).
+  function controlLabel(label, lang) {
+    return language(lang) === 'zh' && Object.prototype.hasOwnProperty.call(LABELS_ZH, label) ? LABELS_ZH[label] : label;
+  }
+
+  // The text a menu shows for option `value` of control `name`.
+  function optionText(name, value, lang) {
+    const table = language(lang) === 'zh' ? OPTIONS_ZH[name] : null;
+    return table && Object.prototype.hasOwnProperty.call(table, value) ? table[value] : value;
   }
 
   const api = {
     kinds: Object.keys(KINDS),
     compute: compute,
     readout: readout,
+    controlLabel: controlLabel,
+    optionText: optionText,
+    language: language,
+    translations: { labels: LABELS_ZH, options: OPTIONS_ZH },
     clamp: clamp,
     sliderValues: sliderValues,
     format: { fixed: fmtF, exponential: fmtE, general: fmtG, signedInt: fmtSignedInt, number: formatNumber },
@@ -1881,6 +2153,31 @@
 
   const instances = [];
 
+  // The controls' labels and menu texts in the page's language (the markup, from Python, is
+  // English; a Chinese page reads them in Chinese; the values stay the same).
+  function translateControls(root, lang) {
+    if (lang !== 'zh') {
+      return;
+    }
+    root.setAttribute('data-lang', lang);
+    for (const label of root.querySelectorAll('.ropelab-control')) {
+      const span = label.querySelector('span');
+      const field = label.querySelector('[data-param]');
+      if (!span || !field) {
+        continue;
+      }
+      span.textContent = controlLabel(span.textContent, lang);
+      if (field.hasAttribute('aria-label')) {
+        field.setAttribute('aria-label', span.textContent);
+      }
+      if (field.tagName === 'SELECT') {
+        for (const option of field.options) {
+          option.textContent = optionText(field.getAttribute('data-param'), option.value, lang);
+        }
+      }
+    }
+  }
+
   // Wire the controls inside `root` (the HTML of ropelab.explorables.explorable) to the
   // figure. config: {kind, params, controls: [control spec, ...], constants}.
   function mount(root, config) {
@@ -1889,6 +2186,8 @@
     }
     root.setAttribute('data-mounted', 'true');
     const kind = KINDS[config.kind];
+    const lang = pageLanguage();
+    translateControls(root, lang);
     const specs = {};
     for (const spec of config.controls) {
       specs[spec.name] = spec;
@@ -1900,7 +2199,7 @@
 
     function redraw() {
       instance.data = kind.compute(instance.params, config.constants);
-      const text = kind.readout(instance.data);
+      const text = readout(config.kind, instance.data, lang);
       const svg = document.createElementNS(SVG_NS, 'svg');
       svg.setAttribute('viewBox', `0 0 ${WIDTH} ${kind.height}`);
       svg.setAttribute('role', 'img');
