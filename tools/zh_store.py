@@ -18,6 +18,16 @@ unit left (orphan); and it checks each translation against its English: every fo
 and display, character for character), every number, every cross-reference and link target,
 every code span and every directive of the English must appear in the Chinese.
 
+Terminology (:func:`term_problems`, :func:`first_mention_problems`): the bilingual glossary
+(``book/glossary.md``) is the term base (:func:`glossary_terms`). Where an English unit's prose
+uses a glossary term (whole words, any case, singular or plural), its translation must use
+that term's Chinese, or keep the English of a term the field writes in Latin letters (RoPE,
+YaRN, KV cache); the first unit of a page that uses a term must follow the term's Chinese with
+the English in parentheses, 外推（extrapolation）. A unit whose term means something else (the
+geometric plane of chapter 1) declares it in its translation: ``<!-- term plane: 平面 -->``.
+The glossary and the references pages are not term-checked. ``tests/test_zh_edition.py`` runs
+every check on every page and plants each kind of drift on copies.
+
 Command line::
 
     python tools/zh_store.py stub notebooks/06_scaling_laws.ipynb   # add missing units (English
