@@ -9,7 +9,7 @@ import sympy
 
 from ropelab import proofs_beyond as pb
 from ropelab.multimodal import apply_multiaxis_rope, plane_axes
-from ropelab.proofs import simplifies_to_zero
+from ropelab.proofs import simplifies_to_zero, symbolic_rotation
 
 
 @pytest.mark.parametrize("name", sorted(pb.PROOFS))
@@ -63,3 +63,36 @@ def test_bad_inputs():
         pb.matrix_symbols("1W", 2, 2)
     with pytest.raises(ValueError, match="rows"):
         pb.matrix_symbols("W", 0, 2)
+
+
+def test_linear_angles_cover_every_design():
+    # the general proof at other sizes, and its builder reduces to the designs it stands for
+    assert simplifies_to_zero(pb.linear_angles_relative(planes=4, axes=2))
+    assert simplifies_to_zero(pb.linear_angles_relative(planes=2, axes=1))
+    assert not simplifies_to_zero(pb.wrong_linear_angles_one_axis(planes=2, axes=2))
+    m = sympy.Symbol("m", real=True)
+    thetas = [sympy.Symbol(f"theta_{i}", real=True) for i in range(3)]
+    one_axis = pb.linear_angle_rotation([m], sympy.Matrix(thetas))
+    assert simplifies_to_zero(one_axis - symbolic_rotation(m, 6, "interleaved", thetas))
+    axes = [int(a) for a in plane_axes("sections", 8, [1, 2, 1])]
+    omega = sympy.zeros(4, 3)
+    values = [1.0, 0.3, 0.05, 0.01]
+    for i, (axis, theta) in enumerate(zip(axes, values, strict=True)):
+        omega[i, axis] = theta
+    position = [2.0, 5.0, 7.0]
+    general = pb.linear_angle_rotation(position, omega)
+    multiaxis = pb.symbolic_multiaxis_rotation(position, axes, "interleaved", values)
+    np.testing.assert_allclose(
+        np.array(general.evalf(), dtype=float),
+        np.array(multiaxis.evalf(), dtype=float),
+        atol=1e-12,
+    )
+
+
+def test_linear_angles_bad_inputs():
+    with pytest.raises(ValueError, match="one column per position"):
+        pb.linear_angle_rotation([sympy.Symbol("p")], sympy.zeros(2, 2))
+    with pytest.raises(ValueError, match="planes"):
+        pb.linear_angles_relative(planes=0)
+    with pytest.raises(ValueError, match="axes"):
+        pb.wrong_linear_angles_one_axis(axes=1)

@@ -16,6 +16,11 @@ weights and vectors are independent real symbols; only the sizes are numbers.
   offset vector (:func:`multiaxis_score_depends_on_offset` and its matrix form
   :func:`multiaxis_relative_rotation`: axial 2D and M-RoPE), and with
   equal coordinates :math:`t = h = w = p` M-RoPE is 1D RoPE (:func:`mrope_text_is_rope`).
+* **All of them at once** (:func:`linear_angles_relative`): a block-diagonal rotation whose
+  plane *i* turns by :math:`\varphi_i(P) = \sum_a \Omega_{ia} P_a`, any frequency matrix
+  :math:`\Omega` (planes x axes), satisfies :math:`R_P^\top R_Q = R_{Q-P}`. 1D RoPE (one
+  axis), p-RoPE and partial rotation (zero rows), axial 2D and M-RoPE (one non-zero entry per
+  row) and RoPE-Mixed (a dense row) are special cases.
 * **Resonance RoPE**: with an integer wavelength :math:`\lambda`, the rotation at
   :math:`m + \lambda` equals the one at *m* (:func:`resonance_period`).
 
@@ -37,6 +42,8 @@ from .proofs import position_symbols, symbolic_rotation, theta_symbols, vector_s
 __all__ = [
     "PROOFS",
     "WRONG_VARIANTS",
+    "linear_angle_rotation",
+    "linear_angles_relative",
     "matrix_symbols",
     "mla_decoupled_score",
     "mla_rotation_between",
@@ -45,6 +52,7 @@ __all__ = [
     "multiaxis_score_depends_on_offset",
     "resonance_period",
     "symbolic_multiaxis_rotation",
+    "wrong_linear_angles_one_axis",
     "wrong_mla_absorption",
     "wrong_mrope_text",
     "wrong_multiaxis_one_axis",
@@ -294,6 +302,79 @@ def wrong_mrope_text(
     return _difference(rotation, symbolic_rotation(p, dim, layout))
 
 
+def linear_angle_rotation(positions: Sequence[Any], frequencies: sympy.Matrix) -> sympy.Matrix:
+    r"""Block-diagonal rotation whose plane *i* turns by a linear function of the position.
+
+    .. math::
+        R_P = \operatorname{diag}\big(R(\varphi_0(P)), \dots, R(\varphi_{n-1}(P))\big),
+        \qquad \varphi_i(P) = \sum_a \Omega_{ia} P_a
+
+    Planes on coordinates :math:`(2i, 2i + 1)`. Its generators :math:`A_a =
+    \operatorname{diag}(\Omega_{0a} J, \dots, \Omega_{n-1,a} J)` commute, and
+    :math:`R_P = \exp(\sum_a P_a A_a)`.
+
+    Args:
+        positions: the coordinates *P*, one per axis (SymPy expressions).
+        frequencies: :math:`\Omega`, a SymPy matrix with one row per plane and one column
+            per axis.
+    """
+    omega = sympy.Matrix(frequencies)
+    if omega.rows < 1 or omega.cols != len(positions):
+        raise ValueError(
+            f"frequencies must have one column per position ({len(positions)}), "
+            f"got shape {omega.shape}"
+        )
+    position = sympy.Matrix(list(positions))
+    angles = omega * position
+    return sympy.diag(*[_rotation_2d(angle) for angle in angles])
+
+
+def _linear_angles_setup(
+    planes: int, axes: int
+) -> tuple[sympy.Matrix, list[sympy.Symbol], list[sympy.Symbol]]:
+    planes = check_count(planes, "planes")
+    axes = check_count(axes, "axes")
+    return (
+        matrix_symbols("Omega", planes, axes),
+        _axis_positions("P", axes),
+        _axis_positions("Q", axes),
+    )
+
+
+def linear_angles_relative(planes: int = 3, axes: int = 3) -> sympy.Matrix:
+    r"""Every plane angle linear in the position: the rotations compose into the offset's.
+
+    .. math:: R_P^\top R_Q - R_{Q-P} = 0
+
+    for :func:`linear_angle_rotation` with a symbolic frequency matrix :math:`\Omega`
+    (``planes x axes`` independent symbols) and symbolic positions *P*, *Q*. The score
+    :math:`(R_P q)^\top (R_Q k) = q^\top R_{Q-P} k` depends on the offset vector alone, and
+    only on the axes whose column of :math:`\Omega` is not zero. Chapter 9's one proof of
+    the relative-position property: 1D RoPE, p-RoPE, partial rotation, MLA's decoupled part,
+    axial 2D RoPE, M-RoPE (contiguous or interleaved) and RoPE-Mixed are choices of
+    :math:`\Omega`.
+    """
+    omega, p, q_pos = _linear_angles_setup(planes, axes)
+    offset = [b - a for a, b in zip(p, q_pos, strict=True)]
+    product = linear_angle_rotation(p, omega).T * linear_angle_rotation(q_pos, omega)
+    return _difference(product, linear_angle_rotation(offset, omega))
+
+
+def wrong_linear_angles_one_axis(planes: int = 3, axes: int = 3) -> sympy.Matrix:
+    r"""Deliberately wrong: only the offset along the first axis matters.
+
+    .. math:: R_P^\top R_Q - R_{(Q_0 - P_0,\, 0, \dots)} \neq 0
+
+    With ``axes >= 2`` the planes still turn by the other axes' offsets. (With one axis the
+    statement is true, so ``axes`` must be at least 2.)
+    """
+    axes = check_count(axes, "axes", minimum=2)
+    omega, p, q_pos = _linear_angles_setup(planes, axes)
+    first_only = [q_pos[0] - p[0]] + [sympy.S.Zero] * (axes - 1)
+    product = linear_angle_rotation(p, omega).T * linear_angle_rotation(q_pos, omega)
+    return _difference(product, linear_angle_rotation(first_only, omega))
+
+
 # --------------------------------------------------------------------------------------
 # Resonance RoPE
 # --------------------------------------------------------------------------------------
@@ -349,6 +430,7 @@ PROOFS: dict[str, Callable[[], SymbolicResult]] = {
     "mrope_relative_rotation": lambda: multiaxis_relative_rotation("sections", (1, 1, 1)),
     "mrope_text_is_rope": mrope_text_is_rope,
     "interleaved_mrope_text_is_rope": lambda: mrope_text_is_rope((2, 1, 1), "interleaved"),
+    "linear_angles_relative": linear_angles_relative,
     "resonance_period": resonance_period,
 }
 """Every true identity of this module with small sizes, by name (each simplifies to zero)."""
@@ -365,6 +447,7 @@ WRONG_VARIANTS: dict[str, Callable[[], SymbolicResult]] = {
     "mrope_relative_rotation": lambda: wrong_multiaxis_one_axis("sections", (1, 1, 1)),
     "mrope_text_is_rope": wrong_mrope_text,
     "interleaved_mrope_text_is_rope": lambda: wrong_mrope_text((2, 1, 1), "interleaved"),
+    "linear_angles_relative": wrong_linear_angles_one_axis,
     "resonance_period": wrong_resonance_period,
 }
 """For each entry of :data:`PROOFS`, a deliberately wrong variant that must not simplify to zero."""
