@@ -167,6 +167,8 @@ def test_readout_says_where_extensions_start_and_calls_no_bound_a_conjecture():
     text = calculator_readout(calc.calculator_data(128, 4096, 1e6, 4096))
     assert text.splitlines()[0] == "regime: β > β0: bound = T_extra"
     assert "T_extra = 129,027 tokens, not T_tune = 4,096" in text
+    # one rule (chapters 6 and 7): the paper's for three methods, the book's extension for two
+    assert "the paper's\nrule for log scaling, xPos and dynamic NTK; the book's for YaRN" in text
     small = calculator_readout(calc.calculator_data(128, 4096, 500.0, 16384))
     assert "no hard bound (a conjecture of the source)" in small
     assert "T_tune = 16,384 tokens (no bound is predicted)" in small

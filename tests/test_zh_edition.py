@@ -386,3 +386,15 @@ def test_markdown_blocks_keep_fences_and_display_math_whole():
         "$$\na\n\nb\n$$\nTail.",
         "B.",
     ]
+
+
+def test_a_role_with_its_own_link_text_keeps_its_label_and_translates_the_text():
+    english = "See {ref}`the ceiling box <ch6-ceiling>` and {numref}`fig-6-masks`."
+    good = "见{ref}`关于上取整的说明框 <ch6-ceiling>`与{numref}`fig-6-masks`。"
+    assert zh_store.fidelity_problems(english, good) == []
+    lost = "见{ref}`关于上取整的说明框 <ch6-floor>`与{numref}`fig-6-masks`。"
+    assert zh_store.fidelity_problems(english, lost) == ["reference missing: <ch6-ceiling>`"]
+    untitled = "见{numref}`图 6.1 <fig-6-masks>`。"  # a role without link text stays whole
+    assert "reference missing: {numref}`fig-6-masks`" in zh_store.fidelity_problems(
+        "See {numref}`fig-6-masks`.", untitled
+    )

@@ -227,6 +227,13 @@ def _without(text: str, *patterns: re.Pattern[str]) -> str:
     return text
 
 
+def _role_item(role: str, target: str) -> str:
+    """What a translation must keep of a role: all of it, or only ``<label>`` when the role
+    gives its own link text (``{ref}`the box <label>```), which is prose to translate."""
+    titled = re.fullmatch(r"(.*\S)\s*<([^<>]+)>", target, re.DOTALL)
+    return f"<{titled.group(2)}>`" if titled else f"{{{role}}}`{target}`"
+
+
 def kept_items(text: str) -> dict[str, list[str]]:
     """What a translation of ``text`` must contain, by kind."""
     roles = ROLE.findall(text)
@@ -250,7 +257,7 @@ def kept_items(text: str) -> dict[str, list[str]]:
     numbers = [n.replace("−", "-") for n in NUMBER.findall(rest)]
     return {
         "formula": display + inline,
-        "reference": [f"{{{r}}}`{t}`" for r, t in roles] + links + labels,
+        "reference": [_role_item(r, t) for r, t in roles] + links + labels,
         "code": code,
         "directive": directives + options,
         "number": numbers,

@@ -924,8 +924,9 @@
       `d_extra = ${d.d_extra} of ${d.dim} dims (${d.full_period_planes} planes saw a full period in pre-training)`,
       `Theorem 2's T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}; critical base β0 = ${formatNumber(d.critical_base)}`,
       `Theorem 1 thresholds at T_tune: β1 = ${t[0]}, β2 = ${t[1]}, β3 = ${t[2]}`,
-      'extending it further, YaRN and Llama 3 start from the length the model',
-      `is reliable to: ${original}`,
+      "a test-time method on top starts from the reliable length L0 (the paper's",
+      "rule for log scaling, xPos and dynamic NTK; the book's for YaRN, Llama 3):",
+      `  ${original}`,
     ].join('\n');
   }
 
@@ -1151,7 +1152,7 @@
       `d_extra = ${d.d_extra}（共 ${d.dim} 维；${d.full_period_planes} 个子空间在预训练中转满了全周期）`,
       `定理 2 的 T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}；临界base β0 = ${formatNumber(d.critical_base)}`,
       `T_tune 处定理 1 的阈值：β1 = ${t[0]}，β2 = ${t[1]}，β3 = ${t[2]}`,
-      '继续扩展时，YaRN 和 Llama 3 以模型可靠的长度为起点：',
+      '在其上再用测试阶段的方法时，从可靠长度 L0 起算（对数校正、xPos、dynamic NTK 依论文；YaRN、Llama 3 为本书的推广）：',
       original,
     ].join('\n');
   }

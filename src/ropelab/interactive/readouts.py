@@ -181,8 +181,9 @@ def calculator_readout(data: Mapping[str, Any]) -> str:
             f"critical base β0 = {format_number(data['critical_base'])}",
             f"Theorem 1 thresholds at T_tune: β1 = {beta1:,.0f}, β2 = {beta2:,.0f}, "
             f"β3 = {beta3:,.0f}",
-            "extending it further, YaRN and Llama 3 start from the length the model",
-            f"is reliable to: {original}",
+            "a test-time method on top starts from the reliable length L0 (the paper's",
+            "rule for log scaling, xPos and dynamic NTK; the book's for YaRN, Llama 3):",
+            f"  {original}",
         ]
     )
 
