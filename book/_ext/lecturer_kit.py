@@ -487,6 +487,22 @@ class SlidesLinkInChapterBox(SphinxPostTransform):
                 break
 
 
+#: The kit's parts on a page of the Chinese edition (issue 27): title and what it holds.
+KIT_PARTS_ZH: dict[str, tuple[str, str]] = {
+    "pdf": ("全书 PDF（英文版）", "每一章、每幅图和每道练习，含解答"),
+    "slides": (
+        "幻灯片",
+        "每章一套 reveal.js 幻灯片，取自各章标为幻灯片的单元：关键公式、图和可交互图；离线可用",
+    ),
+    "figures": (
+        "全部图片（SVG 与 PDF）",
+        "按编号命名（fig-5-2-decay-sweep.svg），附书中的图注，打包为一个文件",
+    ),
+    "student": ("学生版", "不含解答的网站与 PDF"),
+    "pdf-zh": ("中文版 PDF", "中文版全书，含解答"),
+}
+
+
 class KitLinks(SphinxDirective):
     """``{kit-links}``: the kit's parts as a list; on the site each is a link to the file the
     site serves (plain text where this build has no kit, and in the PDF)."""
@@ -528,6 +544,8 @@ class KitLinks(SphinxDirective):
                     "the book in Chinese, with the solutions",
                 )
             )
+        if str(self.config.language or "").startswith("zh"):
+            parts = [(key, *KIT_PARTS_ZH[key]) for key, _, _ in parts if key in KIT_PARTS_ZH]
         items = nodes.bullet_list()
         for key, title, what in parts:
             paragraph = nodes.paragraph()
@@ -541,7 +559,8 @@ class KitLinks(SphinxDirective):
                 )
             else:
                 paragraph += nodes.strong(text=title)
-            paragraph += nodes.Text(f": {what}.")
+            chinese = str(self.config.language or "").startswith("zh")
+            paragraph += nodes.Text(f"：{what}。" if chinese else f": {what}.")
             items += nodes.list_item("", paragraph)
         return [items]
 
