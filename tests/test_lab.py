@@ -463,6 +463,24 @@ def test_supported_length_reference_and_censoring():
     assert supported_length(step, 128) == supported_length(step, 128, window=32)
 
 
+def test_supported_length_persist_passes_over_a_bump_that_comes_back_down():
+    curve = _flat()
+    curve[400:440] += 0.3  # a bump of 40 positions: the smoothed loss crosses 0.1, then falls
+    curve[900:] += 1.0  # the real break
+    assert supported_length(curve, 128, margin=0.1, window=W) == 400 - 32 + 11 + 16 + 1
+    # with persist 128 the bump is not it; the step at 900 is read as before (689 + 200)
+    assert supported_length(curve, 128, margin=0.1, window=W, persist=128) == 889
+    # a rise within the last `persist` positions counts if it lasts to the end of the curve
+    late = _flat()
+    late[2000:] += 1.0
+    assert supported_length(late, 128, margin=0.1, window=W, persist=128) == 1989
+    # a rise that falls back before the end does not
+    short = _flat()
+    short[1000:1100] += 1.0
+    assert supported_length(short, 128, margin=0.1, window=W, persist=128) is None
+    assert supported_length(short, 128, margin=0.1, window=W, persist=60) == 989
+
+
 def test_supported_length_rejects_bad_input():
     with pytest.raises(ValueError, match="loss"):
         supported_length(np.full((2, 300), 1.0), 128)
@@ -474,6 +492,10 @@ def test_supported_length_rejects_bad_input():
         supported_length(_flat(), 128, margin=0.0)
     with pytest.raises(ValueError, match="window"):
         supported_length(_flat(), 128, window=129)
+    with pytest.raises(ValueError, match="persist"):
+        supported_length(_flat(), 128, persist=-1)
+    with pytest.raises(ValueError, match="persist"):
+        supported_length(_flat(), 128, persist=1.5)
 
 
 def test_bin_curve():
@@ -490,7 +512,9 @@ def test_bin_curve():
 def test_full_plan_spans_the_regimes():
     plan = full_plan()
     assert plan.d_extra == 12  # 2 ceil(16 log_1e4(128 / 2π)) = 2 ceil(5.24)
-    assert plan.eval_len == 16 * plan.train_len and plan.model.head_dim == 32
+    assert plan.eval_len == 32 * plan.train_len and plan.model.head_dim == 32
+    # 1e7's T_extra (2650) inside the window; a rise must last a training length
+    assert scaling.extrapolation_bound(1e7, 32, 128) < plan.eval_len and plan.persist == 128
     beta1, beta2, beta3 = 2 * 128 / math.pi, 128 / math.pi, 128 / (2 * math.pi)
     small = sorted(r.base for r in plan.runs if r.base < 1e4)
     assert small[-1] > beta1 and beta2 < small[-2] < beta1 and beta3 < small[-3] < beta2
@@ -563,7 +587,9 @@ def test_full_plan_stages_seeds_and_checkpoints():
     assert set(plan.ship) >= {"pretrain", "ft-16", "ft-1e6", "ft-1e7", "nope"}
     assert {"pretrain", "ft-16", "ft-1e6", "ft-1e7"} <= set(plan.testtime_models)
     paths = checkpoint_paths(plan, "c")
-    assert len({p.name for p in paths.values()}) == len(paths) == 1 + 10 + 2 * 7 + 1
+    assert (
+        len({p.name for p in paths.values()}) == len(paths) == 1 + 11 + 2 * 12 + 1
+    )  # every fine-tune in all three seeds
     # replicate 0's checkpoints do not depend on the replicates, baselines or methods: adding
     # a seed or a method never retrains the models that exist
     bare = replace(
@@ -709,7 +735,11 @@ def test_quick_pipeline_end_to_end(tmp_path):
     testtime = results["testtime"]
     assert len(testtime) == 3 * 8
     skipped = {(r["model"], r["method"]) for r in testtime if not r["applicable"]}
-    assert skipped == {("ft-4", "dyn-extra"), ("ft-4", "log-extra")}
+    # no T_extra below beta0, nor at it (the pre-trained model: Theorem 3's bound is T_train)
+    assert skipped == {
+        ("ft-4", "dyn-extra"), ("ft-4", "log-extra"),
+        ("pretrain", "dyn-extra"), ("pretrain", "log-extra"),
+    }  # fmt: skip
     for r in testtime:
         if r["applicable"]:
             assert len(r["loss_curve"]["loss"]) == 64 and r["eval"]["wall_time_s"] > 0

@@ -34,7 +34,7 @@ from ropelab.lab.results import (
     supported_or_censored,
     testtime_records,
 )
-from ropelab.lab.stats import fit_power_law
+from ropelab.lab.stats import seed_exponent_fit
 from ropelab.lab.store import load_compact, sha256_file, shipped_models
 from ropelab.lab.testtime import METHODS, plan_method
 
@@ -130,7 +130,7 @@ def test_exercise_results_come_from_two_more_fine_tunes(results, plan):
     for record in extra["models"][1:]:
         bound = 2 * math.pi * record["base"] ** (12 / 32)
         assert record["prediction"]["t_extra"] == pytest.approx(bound)
-        assert 128 < record["measured"]["supported_length"] < 2048
+        assert 128 < record["measured"]["supported_length"] < plan.eval_len
 
 
 def test_predictions_match_the_formulas(results):
@@ -206,7 +206,7 @@ def test_testtime_records_follow_the_plan_and_their_curves(results, plan):
     for r, row in zip(records, table, strict=True):
         applied = plan_method(
             r["method"], base=bases[r["model"]], head_dim=32, train_len=128,
-            pretrain_base=1e4, eval_len=2048,
+            pretrain_base=1e4, eval_len=plan.eval_len,
         )  # fmt: skip
         assert r["applicable"] == applied.applicable and r["ref_len"] == applied.ref_len
         assert row["method"] == r["method"] and row["model"] == r["model"]
@@ -226,10 +226,12 @@ def test_testtime_records_follow_the_plan_and_their_curves(results, plan):
         if found is not None:  # the rise happens at the recorded length, give or take a bin
             i = int(found) // 16
             assert max(loss[max(0, i - 2) : i + 2]) > m["reference_loss"] + 0.05
-    # dynamic NTK with T_extra changes nothing for base 1e7 within 2048 tokens (T_extra 2650)
-    assert not next(r for r in records if (r["model"], r["method"]) == ("ft-1e7", "dyn-extra"))[
-        "applicable"
-    ]
+    # the pre-trained model sits at beta0: Theorem 3's bound is T_train, so it has no T_extra
+    # variant; base 1e7's T_extra (2650) lies inside the evaluated length, so it has one
+    applicable = {(r["model"], r["method"]): r["applicable"] for r in records}
+    assert not applicable[("pretrain", "dyn-extra")] and not applicable[("pretrain", "log-extra")]
+    assert applicable[("ft-1e7", "dyn-extra")] and applicable[("ft-1e7", "log-extra")]
+    assert all(r["ref_len"] == 128 for r in records if r["model"] == "pretrain" and r["ref_len"])
 
 
 def test_shipped_models_are_the_measured_ones(results, plan):
@@ -260,19 +262,24 @@ def test_shipped_models_are_the_measured_ones(results, plan):
 
 
 def test_the_fitted_exponent_and_its_interval(results):
-    """The power law through the pre-trained model and the larger bases, every seed."""
-    bases, lengths = [], []
-    for name in ("pretrain", "ft-1e5", "ft-1e6", "ft-1e7"):
+    """The exponent per seed through the bases above beta0 (not the pre-trained model, at beta0),
+    recomputed here with numpy's polyfit, and its t interval over the seeds."""
+    per_seed = {}
+    for name in ("ft-1e5", "ft-1e6", "ft-3e6", "ft-1e7"):
         for r in replicate_records(results, name):
             length, censored = supported_or_censored(r)
-            if not censored:
-                bases.append(r["base"])
-                lengths.append(length)
-    assert len(bases) >= 10
-    fit = fit_power_law(bases, lengths)
-    slope = np.polyfit(np.log(bases), np.log(lengths), 1)[0]
-    assert fit.exponent == pytest.approx(slope, rel=1e-12)
-    assert 0.1 < fit.exponent < 0.6 and fit.lo < fit.exponent < fit.hi
+            assert not censored, f"{name} seed {r['replicate']} is cut off by the window"
+            per_seed.setdefault(r["replicate"], []).append((r["base"], length))
+    assert sorted(per_seed) == [0, 1, 2] and all(len(v) == 4 for v in per_seed.values())
+    slopes = [
+        np.polyfit(np.log([b for b, _ in v]), np.log([n for _, n in v]), 1)[0]
+        for _, v in sorted(per_seed.items())
+    ]
+    fit = seed_exponent_fit(results)
+    np.testing.assert_allclose(fit.per_seed, slopes, rtol=1e-10)
+    half = 4.302653 * np.std(slopes, ddof=1) / np.sqrt(3)  # t_{0.975, 2} from published tables
+    assert fit.exponent.ci == pytest.approx(half, rel=1e-5)
+    assert fit.bases == (1e5, 1e6, 3e6, 1e7)
 
 
 def test_load_results_errors(tmp_path):

@@ -138,3 +138,50 @@ def test_format_testtime_grid(results):
         format_testtime_grid(results, [])
     with pytest.raises(ValueError, match="column"):
         format_testtime_grid(results, models, column="mean")
+
+
+def test_format_margin_order_marks_only_separated_intervals_and_fits_the_page():
+    from ropelab.lab.stats import Spread
+    from ropelab.lab.tables import format_margin_order
+
+    def s(mean, half):
+        return Spread((mean,) * 3, mean, 0.0, mean, mean, half)
+
+    names = ["ft-1e4", "ft-500", "ft-60", "ft-30", "ft-16"]
+    table = {
+        0.1: dict(zip(names, [s(170, 20), s(235, 100), s(224, 10), s(166, 5), s(347, 10)],
+                      strict=True)),
+        0.3: dict(zip(names, [s(176, 0), s(390, 23), s(544, 173), s(352, 4), s(496, 0)],
+                      strict=True)),
+    }  # fmt: skip
+    pairs = [("ft-500", "ft-1e4"), ("ft-60", "ft-1e4"), ("ft-30", "ft-1e4"),
+             ("ft-16", "ft-1e4"), ("ft-500", "ft-60"), ("ft-60", "ft-30"),
+             ("ft-16", "ft-500")]  # fmt: skip
+    text = format_margin_order(table, pairs, floor=8.0)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 79
+    assert lines[1].split() == ["0.1", "170±20", "235±100", "224±10", "166±5", "347±10"]
+    # two blocks of verdicts (5 + 2 pairs); 0.1: 60 vs 1e4 is 214..234 against 150..190 -> ">"
+    assert lines[4].split()[0] == "margin" and "16 vs 500" in lines[8]
+    assert lines[5].split() == ["0.1", "?", ">", "?", ">", "?"]
+    # 0.3: 30 vs 1e4 is 348..356 against 168..184 (the floor widens 176±0 to ±8) -> ">";
+    # 500 vs 60 is 367..413 against 371..717 -> "?"
+    assert lines[6].split() == ["0.3", ">", ">", ">", ">", "?"]
+    assert lines[9].split() == ["0.1", ">", ">"] and lines[10].split() == ["0.3", ">", ">"]
+
+
+def test_format_exponent_fit_prints_the_interval_and_the_verdict():
+    from ropelab.lab.stats import SeedExponentFit, spread
+    from ropelab.lab.tables import format_exponent_fit
+
+    fit = SeedExponentFit(
+        (1e5, 1e6, 1e7), (0.2, 0.3, 0.4), spread([0.2, 0.3, 0.4]), 0.2, 0.4,
+        ((1e5, 1e6, spread([0.3, 0.3, 0.31])), (1e6, 1e7, spread([0.1, 0.3, 0.5]))), 0,
+    )  # fmt: skip
+    text = format_exponent_fit(fit, 0.375)
+    assert "bases above beta0: 1e5, 1e6, 1e7; 3 seeds" in text
+    assert "mean 0.300, 95% interval 0.052 to 0.548 (t, 2 d.o.f.)" in text  # 4.3027 x 0.1/√3
+    assert "d_extra/d = 0.375: inside the interval" in text
+    assert "0.200 to 0.400" in text
+    assert "outside" in format_exponent_fit(fit, 0.6)
+    assert max(len(line) for line in text.splitlines()) <= 79

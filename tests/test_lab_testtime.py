@@ -54,13 +54,13 @@ def t_extra(base: float) -> float:
 
 def test_reliable_length_is_t_extra_above_the_pretraining_base_else_t_train():
     assert reliable_length(1e6, D, T_TRAIN, 1e4) == round(t_extra(1e6)) == 1117
-    assert reliable_length(1e4, D, T_TRAIN, 1e4) == 199
+    assert reliable_length(1e4, D, T_TRAIN, 1e4) == T_TRAIN  # beta = beta0: Theorem 3 gives T_tune
     assert reliable_length(500.0, D, T_TRAIN, 1e4) == T_TRAIN
 
 
 def test_static_methods_scale_as_their_formulas():
     for base in (1e4, 1e5, 1e6):
-        l0 = round(t_extra(base))
+        l0 = round(t_extra(base)) if base > 1e4 else T_TRAIN  # Theorem 3's bound
         s = L / l0
         pi = setup("pi", base)
         np.testing.assert_allclose(pi.segments[0].inv_freq, theta(base) / s, rtol=1e-12)

@@ -62,6 +62,20 @@ def test_remeasure_binned_on_a_step():
     assert remeasure_binned(record, 128, 0.1, smooth_bins=1) == pytest.approx(328.5)
 
 
+def test_remeasure_binned_persist_in_whole_bins():
+    loss = [2.0] * 20 + [2.5] * 2 + [2.0] * 10 + [2.5] * 20  # a bump of 2 bins, then the break
+    record = fake_record(loss)
+    assert remeasure_binned(record, 128, 0.1) == pytest.approx(320.5)  # the bump
+    # the bump puts three 2-bin windows above the margin (bins 19-20, 20-21, 21-22); persist
+    # 50 positions rounds up to 4 bins, which only the break lasts: its first window straddles
+    # bins 31 and 32, centre (504.5 + 520.5) / 2 = 512.5
+    assert remeasure_binned(record, 128, 0.1, persist=48) == pytest.approx(320.5)  # 3 bins
+    assert remeasure_binned(record, 128, 0.1, persist=50) == pytest.approx(512.5)
+    record["measured"] = {"persist": 50}  # the default is the persist the measurement recorded
+    assert remeasure_binned(record, 128, 0.1) == pytest.approx(512.5)
+    assert remeasure_binned(record, 128, 0.1, persist=0) == pytest.approx(320.5)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.floats(0.5, 4.0), min_size=12, max_size=40),

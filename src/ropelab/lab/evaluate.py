@@ -43,6 +43,7 @@ import torch
 
 from .._checks import check_count, check_positive
 from .model import RopeLM, plane_of_coordinate
+from .results import stays_above
 
 __all__ = [
     "EvalResult",
@@ -168,6 +169,7 @@ def supported_length(
     margin: float = 0.1,
     window: int | None = None,
     reference: float | None = None,
+    persist: int = 0,
 ) -> int | None:
     r"""The supported context length read off a loss-per-position curve (module docstring).
 
@@ -181,11 +183,16 @@ def supported_length(
         reference: the level the rise is measured from; default the curve's own mean over
             ``[ref_len/2, ref_len)``. A test-time method is measured against the plain model's
             level, so that a method which spoils the short context does not pass.
+        persist: how many positions the smoothed loss must *stay* above the reference plus
+            ``margin`` from the crossing on (to the end of the curve at most), ``>= 0``; 0
+            counts the first crossing. A bump of the loss that comes back down (the text of
+            the evaluation windows is harder at some positions for every model alike) is then
+            not read as the end of the supported length.
 
     Returns:
         The first context length (``c + 1``) whose smoothed loss exceeds the reference by more
-        than ``margin``, or ``None`` if there is none within the curve (censored: at least
-        :func:`last_centre_length`).
+        than ``margin`` (for ``persist`` positions), or ``None`` if there is none within the
+        curve (censored: at least :func:`last_centre_length`).
     """
     curve = np.asarray(loss, dtype=np.float64)
     if curve.ndim != 1 or not np.all(np.isfinite(curve)):
@@ -201,9 +208,11 @@ def supported_length(
         reference = float(curve[ref_len // 2 : ref_len].mean())
     elif not np.isfinite(reference):
         raise ValueError(f"reference must be a finite number, got {reference}")
+    if isinstance(persist, bool) or not isinstance(persist, (int, np.integer)) or persist < 0:
+        raise ValueError(f"persist must be an integer >= 0, got {persist!r}")
     smooth = _moving_average(curve, window)  # smooth[j] = mean(curve[j : j + window])
     centres = np.arange(smooth.size) + window // 2  # the centre of each average
-    above = (centres >= ref_len) & (smooth > reference + margin)
+    above = (centres >= ref_len) & stays_above(smooth > reference + margin, int(persist))
     if not above.any():
         return None
     return int(centres[np.argmax(above)]) + 1

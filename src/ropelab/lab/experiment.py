@@ -6,7 +6,7 @@ Plan (:func:`full_plan`; :func:`quick_plan` is the same code path, tiny), in nam
 1. ``pretrain``: **pre-train** a small RoPE language model (:mod:`ropelab.lab.model`) on the
    generated corpus (:mod:`ropelab.lab.corpus`) at :math:`T_\text{train}` = 128 with base 10000.
 2. ``finetune``: **fine-tune** a copy per base at the same length: the pre-training base itself
-   (a control that separates the effect of the extra steps), larger bases 1e5, 1e6, 1e7, and
+   (a control that separates the effect of the extra steps), larger bases 1e5, 1e6, 3e6, 1e7, and
    smaller ones on both sides of Theorem 1's :math:`\beta_1 = 2T/\pi`, :math:`\beta_2 = T/\pi`,
    :math:`\beta_3 = T/2\pi` (81.5, 40.7, 20.4 for T = 128): 500, 60, 30, 16; one base (1e6)
    at a longer :math:`T_\text{tune}` = 256 (same tokens per step); and the **ablation**, the
@@ -19,7 +19,7 @@ Plan (:func:`full_plan`; :func:`quick_plan` is the same code path, tiny), in nam
 5. ``baseline``: the same model **without RoPE** (``nope``: no position encoding), trained
    like the pre-trained model on the same data with the same budget.
 
-Every model is **evaluated** on the same validation windows up to 16 × :math:`T_\text{train}`:
+Every model is **evaluated** on the same validation windows up to 32 × :math:`T_\text{train}`:
 its supported length (:func:`ropelab.lab.evaluate.supported_length`) next to
 :func:`ropelab.scaling.predict` (Theorem 3 of Liu et al., arXiv:2310.05209) and Theorem 2's
 :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}`, and the split of :math:`q_t\cdot k_0`
@@ -156,12 +156,14 @@ class Plan:
         finetune: every fine-tune's settings at ``train_len``; a run at a longer ``tune_len``
             uses the same tokens per step (``batch_size * train_len / tune_len`` sequences).
         runs: the fine-tunes (the pre-trained model is always evaluated too).
-        eval_len: positions evaluated (16 × ``train_len`` in chapter 7).
+        eval_len: positions evaluated (32 × ``train_len`` in chapter 7).
         eval_windows: validation windows averaged per model.
         eval_batch: windows per forward pass.
         margin: the rise in nats that ends the supported length.
         smooth_window: the moving-average width of :func:`supported_length`.
         bin_width: positions per bin of the curves written to the results.
+        persist: positions the smoothed loss must stay above the margin for the rise to count
+            (:func:`supported_length`); 0 counts the first crossing.
         model_seed: seeds the pre-trained model's initial weights.
         quick: marks the smoke-test plan in the results.
         replicates: how many times the pre-training (and the ``replicated`` fine-tunes) run,
@@ -186,6 +188,7 @@ class Plan:
     margin: float = 0.1
     smooth_window: int = 32
     bin_width: int = 16
+    persist: int = 0
     model_seed: int = 0
     quick: bool = False
     replicates: int = 1
@@ -209,6 +212,10 @@ class Plan:
                 raise ValueError(f"run {r.name}: tune_len must be in [train_len, eval_len)")
         check_positive(self.margin, "margin")
         check_count(self.smooth_window, "smooth_window")
+        if not 0 <= self.persist < self.eval_len:
+            raise ValueError(
+                f"persist must be in [0, eval_len = {self.eval_len}), got {self.persist}"
+            )
         check_count(self.replicates, "replicates")
         if not set(self.replicated) <= set(names):
             raise ValueError(
@@ -263,10 +270,12 @@ def full_plan() -> Plan:
     """The experiment of chapter 7, in six stages on a 2-core laptop CPU (``lab/README.md``).
 
     2 layers × 4 heads × head dim 32 (16 planes), 0.4 M parameters; pre-training 2500 steps of
-    32 × 128 tokens (10.2 M tokens), three times (seeds 0, 1, 2); ten fine-tunes of 400 steps
-    each (1.6 M tokens), six of them in every replicate; a no-position baseline with the
+    32 × 128 tokens (10.2 M tokens), three times (seeds 0, 1, 2); eleven fine-tunes of 400
+    steps each (1.6 M tokens), all of them in every replicate; a no-position baseline with the
     pre-training's budget; eight test-time methods on five models; evaluation of every model
-    on 128 windows of 2048 tokens. ``lab/README.md`` gives the measured times.
+    on 128 windows of 4096 tokens (32 × ``train_len``: every base under test, 1e7's
+    T_extra = 2650 included, breaks inside the window). ``lab/README.md`` gives the measured
+    times.
     """
     train_len = 128
     model = LMConfig(n_layer=2, n_head=4, head_dim=32, base=10000.0)
@@ -281,6 +290,7 @@ def full_plan() -> Plan:
         RunSpec("ft-1e4", 1e4, train_len),  # control: the pre-training base, extra steps only
         RunSpec("ft-1e5", 1e5, train_len),
         RunSpec("ft-1e6", 1e6, train_len),
+        RunSpec("ft-3e6", 3e6, train_len),  # between 1e6 and 1e7, where the lengths bend
         RunSpec("ft-1e7", 1e7, train_len),
         RunSpec("ft-500", 500.0, train_len),  # above β1 = 81.5
         RunSpec("ft-60", 60.0, train_len),  # between β2 = 40.7 and β1
@@ -296,14 +306,15 @@ def full_plan() -> Plan:
         pretrain=pretrain,
         finetune=finetune,
         runs=runs,
-        eval_len=16 * train_len,
+        eval_len=32 * train_len,
         eval_windows=128,
         eval_batch=4,
         margin=0.1,
         smooth_window=32,
         bin_width=16,
+        persist=train_len,  # the rise must last a training length: a bump of the text is not it
         replicates=3,
-        replicated=("ft-1e4", "ft-1e5", "ft-1e6", "ft-1e7", "ft-500", "ft-16"),
+        replicated=tuple(run.name for run in runs),
         baselines=("nope",),
         testtime_models=("pretrain", "ft-16", "ft-1e5", "ft-1e6", "ft-1e7"),
         methods=tuple(METHODS),
@@ -700,12 +711,10 @@ def checkpoint_paths(plan: Plan, ckpt_dir: str | os.PathLike) -> dict[str, Path]
 
 
 def _eval_key(plan: Plan) -> str:
-    return _digest(
-        {
-            k: getattr(plan, k)
-            for k in ("eval_len", "eval_windows", "margin", "smooth_window", "bin_width")
-        }
-    )
+    keys = ["eval_len", "eval_windows", "margin", "smooth_window", "bin_width"]
+    if plan.persist:  # plans without it keep their cached evaluations
+        keys.append("persist")
+    return _digest({k: getattr(plan, k) for k in keys})
 
 
 def _eval_path(ckpt: Path, eval_key: str) -> Path:
@@ -760,8 +769,9 @@ def _evaluate_run(
     )  # fmt: skip
     wall = time.perf_counter() - t0
     measured = supported_length(
-        result.loss, plan.train_len, margin=plan.margin, window=plan.smooth_window
-    )
+        result.loss, plan.train_len, margin=plan.margin, window=plan.smooth_window,
+        persist=plan.persist,
+    )  # fmt: skip
     context, binned = bin_curve(result.loss, plan.bin_width)
     _, binned_sem = bin_curve(result.sem, plan.bin_width)
     reference = float(result.loss[plan.train_len // 2 : plan.train_len].mean())
@@ -775,6 +785,7 @@ def _evaluate_run(
             "reference_loss": round(reference, 5),
             "margin": plan.margin,
             "smooth_window": plan.smooth_window,
+            "persist": plan.persist,
             "smoothed_sem": round(smoothed_sem(result.sem, plan.smooth_window), 5),
             "loss_at_train_len": round(float(result.loss[plan.train_len - 1]), 5),
             "loss_at_eval_len": round(float(result.loss[-plan.smooth_window :].mean()), 5),
@@ -808,8 +819,9 @@ def _measure_method(
     """The supported length of a method's curve, against the plain model's reference level."""
     t = plan.train_len
     found = supported_length(
-        loss, t, margin=plan.margin, window=plan.smooth_window, reference=reference
-    )
+        loss, t, margin=plan.margin, window=plan.smooth_window, reference=reference,
+        persist=plan.persist,
+    )  # fmt: skip
     context, binned = bin_curve(loss, plan.bin_width)
     _, binned_sem = bin_curve(sem, plan.bin_width)
     return {
@@ -825,6 +837,7 @@ def _measure_method(
             "loss_at_eval_len": round(float(loss[-plan.smooth_window :].mean()), 5),
             "margin": plan.margin,
             "smooth_window": plan.smooth_window,
+            "persist": plan.persist,
         },
         "loss_curve": {
             "context": [float(c) for c in context],

@@ -40,6 +40,7 @@ __all__ = [
     "remeasure_binned",
     "replicate_records",
     "seed0_records",
+    "stays_above",
     "supported_or_censored",
     "testtime_record",
     "testtime_records",
@@ -167,8 +168,23 @@ def supported_or_censored(record: dict[str, Any]) -> tuple[float, bool]:
     return float(at_least), True
 
 
+def stays_above(above: Any, persist: int) -> np.ndarray:
+    """``out[j]``: ``above[j : j + persist]`` is all true (clipped at the end; ``above[j]`` for
+    ``persist`` 0 or 1)."""
+    above = np.asarray(above, dtype=bool)
+    span = max(1, int(persist))
+    below = np.concatenate(([0], np.cumsum(~above)))
+    stop = np.minimum(np.arange(above.size) + span, above.size)
+    return above & (below[stop] - below[: above.size] == 0)
+
+
 def remeasure_binned(
-    record: dict[str, Any], train_len: int, margin: float, *, smooth_bins: int = 2
+    record: dict[str, Any],
+    train_len: int,
+    margin: float,
+    *,
+    smooth_bins: int = 2,
+    persist: int | None = None,
 ) -> float | None:
     r"""The supported length read again off the *binned* loss curve, with another ``margin``.
 
@@ -177,9 +193,10 @@ def remeasure_binned(
     T_\text{train})`, the curve is smoothed by a moving average of ``smooth_bins`` bins (2 bins
     of 16 = the 32 positions of the full measurement), and the result is the mean context of the
     first window, centred at or past :math:`T_\text{train}`, whose loss exceeds the reference by
-    more than ``margin``; ``None`` if none does. Resolution: one bin, so it agrees with the
-    recorded measurement to within about a bin; it lets a reader try other margins without the
-    model (chapter 7).
+    more than ``margin`` and stays above for ``persist`` positions (rounded up to whole bins;
+    default the ``persist`` recorded with the measurement, 0 if none); ``None`` if none does.
+    Resolution: one bin, so it agrees with the recorded measurement to within about a bin; it
+    lets a reader try other margins without the model (chapter 7).
     """
     curve = record["loss_curve"]
     loss = np.asarray(curve["loss"], dtype=np.float64)
@@ -194,7 +211,10 @@ def remeasure_binned(
     kernel = np.ones(smooth_bins) / smooth_bins
     smooth = np.convolve(loss, kernel, mode="valid")  # smooth[j] = mean(loss[j : j + k])
     centre = np.convolve(context, kernel, mode="valid")
-    above = (centre >= train_len) & (smooth > reference + margin)
+    if persist is None:
+        persist = int(record.get("measured", {}).get("persist", 0) or 0)
+    bins = -(-int(persist) // width)
+    above = (centre >= train_len) & stays_above(smooth > reference + margin, bins)
     if not above.any():
         return None
     return float(centre[np.argmax(above)])

@@ -231,13 +231,16 @@ def format_margin_order(
                 "-" if s is None else f"{s.mean:.0f}±{s.ci:.0f}" if s.n > 1 else f"{s.mean:.0f}"
             )
         lines.append(f"{margin:<8g}" + "".join(f"{c:>10}" for c in cells))
-    labels = [f"{short(a)} vs {short(b)}" for a, b in pairs]
-    lines += ["", f"{'margin':<8}" + "".join(f"{label:>12}" for label in labels)]
-    for margin, row in table.items():
-        verdicts = []
-        for a, b in pairs:
-            sa, sb = row[a], row[b]
-            v = "inconclusive" if sa is None or sb is None else compare(sa, sb, floor)
-            verdicts.append("?" if v == "inconclusive" else v)
-        lines.append(f"{margin:<8g}" + "".join(f"{v:>12}" for v in verdicts))
+    per_block = 5  # 8 + 5 x 12 characters: every line within 79
+    for start in range(0, len(pairs), per_block):
+        block = pairs[start : start + per_block]
+        labels = [f"{short(a)} vs {short(b)}" for a, b in block]
+        lines += ["", f"{'margin':<8}" + "".join(f"{label:>12}" for label in labels)]
+        for margin, row in table.items():
+            verdicts = []
+            for a, b in block:
+                sa, sb = row[a], row[b]
+                v = "inconclusive" if sa is None or sb is None else compare(sa, sb, floor)
+                verdicts.append("?" if v == "inconclusive" else v)
+            lines.append(f"{margin:<8g}" + "".join(f"{v:>12}" for v in verdicts))
     return "\n".join(lines)

@@ -31,9 +31,14 @@ id             method                          how it is applied
 
 Here *t* = position + 1 is the current length, as in the source's eqs. 18 and 20 (Liu et al.,
 arXiv:2310.05209, section 4.2 and its Figure 11). :math:`L_0` is the model's *reliable length*
-(:func:`reliable_length`): Theorem 2's :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}`
-for a base at least the pre-training base, and :math:`T_\text{train}` below it, where the theorem
-gives no :math:`T_\text{extra}`. A method that would change nothing within the evaluated length
+(:func:`reliable_length`), Theorem 3's bound: Theorem 2's
+:math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` for a base above the pre-training base
+:math:`\beta_0`, and :math:`T_\text{train}` for :math:`\beta \le \beta_0` (the pre-trained
+model included: 128, not 199). **One rule** (chapters 6 and 7): Liu et al. start log scaling,
+xPos and dynamic NTK from :math:`T_\text{extra}` on models fine-tuned with a larger base
+(section 4.2); position interpolation, NTK-aware scaling and YaRN are started from the same
+:math:`L_0` here as the book's extension of that recipe, not the paper's, and chapter 7 measures
+where it fails (a model that breaks before its :math:`T_\text{extra}`). A method that would change nothing within the evaluated length
 (a factor :math:`s \le 1`, or :math:`T_\text{extra} \ge L`) is recorded as not applicable, with
 the reason.
 
@@ -128,12 +133,16 @@ class AppliedMethod:
 
 
 def reliable_length(base: float, head_dim: int, train_len: int, pretrain_base: float) -> int:
-    """The length a test-time method treats as the model's original context (tokens).
+    r"""The length a test-time method treats as the model's original context (tokens).
 
-    Theorem 2's :math:`T_\\text{extra} = 2\\pi\\beta^{d_\\text{extra}/d}` (rounded to a whole
-    token) for ``base >= pretrain_base``; ``train_len`` below, where Theorem 2 gives nothing.
+    Theorem 3's bound (Liu et al., arXiv:2310.05209) for a model fine-tuned at ``train_len``
+    from a pre-training with base :math:`\beta_0` = ``pretrain_base``: Theorem 2's
+    :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` (rounded to a whole token) for
+    ``base > pretrain_base``, and ``train_len`` for ``base <= pretrain_base``: at
+    :math:`\beta = \beta_0` the bound is :math:`T_\text{tune}`, not Theorem 2's
+    :math:`T_\text{extra}` (199 for the lab's pre-trained model, against 128).
     """
-    if base >= pretrain_base:
+    if base > pretrain_base:
         bound = scaling.extrapolation_bound(base, head_dim, train_len, pretrain_base)
         return round(float(bound))
     return int(train_len)
@@ -174,7 +183,7 @@ def plan_method(
     train_len = check_count(train_len, "train_len", minimum=2)
     plain = _default_freqs(base, head_dim)
     t_extra = (
-        reliable_length(base, head_dim, train_len, pretrain_base) if base >= pretrain_base else None
+        reliable_length(base, head_dim, train_len, pretrain_base) if base > pretrain_base else None
     )
     reliable = reliable_length(base, head_dim, train_len, pretrain_base)
     t = np.arange(1, eval_len + 1, dtype=np.float64)  # the current length at each position
@@ -188,7 +197,8 @@ def plan_method(
     if ref is None:
         return AppliedMethod(
             method, None, False,
-            f"base {base:g} < {pretrain_base:g}: Theorem 2 gives no T_extra for a smaller base",
+            f"base {base:g} <= {pretrain_base:g} = beta0: Theorem 3's bound is T_train; "
+            "no T_extra beyond it",
         )  # fmt: skip
     if ref >= eval_len and method != "xpos":
         return AppliedMethod(
