@@ -98,11 +98,12 @@ def test_remeasure_binned_rejects_bad_input():
 def test_binned_remeasurement_agrees_with_the_recorded_one(results):
     """Two computations of the same rule, on positions (recorded) and on bins (here).
 
-    The binned windows (two bins of 16) are some of the 32-position windows of the recorded
-    measurement, so the binned rule never fires earlier. It fires within two bins of the
-    recorded length where the loss breaks; where it fires later, the recorded crossing was on a
-    slow rise that hovers at the margin (seed 1 of ft-1e7: 788 recorded, 1,312 binned), and the
-    binned excess at the recorded length is then within 0.05 nats of the margin."""
+    Both ask the rise to last ``persist`` positions, the binned one at the bins' centres only.
+    They agree within two bins where the loss breaks. Where they differ by more, in either
+    direction, the loss hovers at the margin there: a slow rise on which the binned windows and
+    the 32-position windows cross, or dip, at different places (seed 0 of ft-60: 218 recorded,
+    192.5 binned), and the binned excess at the recorded length is within 0.05 nats of the
+    margin."""
     plan = results["meta"]["plan"]
     width, margin = plan["bin_width"], plan["margin"]
     later = []
@@ -110,8 +111,7 @@ def test_binned_remeasurement_agrees_with_the_recorded_one(results):
         recorded = r["measured"]["supported_length"]
         binned = remeasure_binned(r, plan["train_len"], margin)
         if recorded is not None and binned is not None:
-            assert binned >= recorded - 1, (r["name"], recorded, binned)
-            if binned - recorded > 2 * width:
+            if abs(binned - recorded) > 2 * width:
                 loss = np.asarray(r["loss_curve"]["loss"])
                 smooth = (loss[:-1] + loss[1:]) / 2  # window k: bins k, k + 1
                 excess = (

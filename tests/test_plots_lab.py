@@ -43,7 +43,8 @@ def lengths(results, name):
 def test_loss_curve_and_predicted_bound(results):
     r = model_record(results, "ft-1e6")
     context, loss, sem = P.loss_curve(r)
-    assert context.shape == loss.shape == sem.shape == (2048 // 16,)
+    eval_len = results["meta"]["plan"]["eval_len"]
+    assert context.shape == loss.shape == sem.shape == (eval_len // 16,)
     assert context[0] == pytest.approx(8.5)  # mean of context lengths 1..16
     np.testing.assert_array_equal(loss, r["loss_curve"]["loss"])
     assert P.predicted_bound(r) == pytest.approx(2 * math.pi * 1e6 ** (12 / 32))
@@ -92,7 +93,7 @@ def test_plot_loss_curves_draws_the_data_and_the_seeds(results):
         if model_record(results, n)["measured"]["supported_length"] is not None
     ]
     assert sorted(d.get_xdata()[0] for d in dots) == sorted(measured)
-    assert ax.get_xlim() == (0.0, 2048.0)
+    assert ax.get_xlim() == (0.0, float(results["meta"]["plan"]["eval_len"]))
     plain = P.plot_loss_curves(results, names, seeds=False).axes[0]
     assert not [c for c in plain.collections if len(c.get_paths()[0].vertices) > 10]
 
@@ -136,7 +137,7 @@ def test_plot_supported_vs_predicted(results):
     assert nope and nope[0].get_ydata()[0] == lengths(results, "nope")[0]
     fit = [line for line in ax.get_lines() if str(line.get_label()).startswith("fit:")]
     bases, values = [], []
-    for name in ("pretrain", "ft-1e5", "ft-1e6", "ft-1e7"):
+    for name in ("ft-1e5", "ft-1e6", "ft-3e6", "ft-1e7"):  # the bases above beta0
         for r in replicate_records(results, name):
             if not r["measured"]["censored"]:
                 bases.append(r["base"])

@@ -210,9 +210,9 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     range as an error bar and each seed as a small dot; circles are fine-tunes at
     :math:`T_\text{train}`, a square a longer :math:`T_\text{tune}`, a diamond the ablation. An
     arrow marks a censored model (at least that length). A grey dashed level is the baseline
-    without positions. With ``fit``, the least-squares power law through the pre-trained model
-    and the larger bases (all seeds, :func:`ropelab.lab.stats.exponent_fit`) is drawn, with its
-    exponent.
+    without positions. With ``fit``, the least-squares power law through the bases above
+    :math:`\beta_0` (all seeds, :func:`ropelab.lab.stats.exponent_fit`; with the same bases in
+    every seed its exponent is the mean of the per-seed exponents) is drawn, with its exponent.
     """
     plan = _plan(results)
     train_len, eval_len = plan["train_len"], plan["eval_len"]
