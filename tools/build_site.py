@@ -37,10 +37,18 @@ def quick_config(root: Path = ROOT) -> dict:
     return config
 
 
-def build_with_config(config: dict, out: Path, *, warnings_fail: bool = True) -> int:
-    """``jupyter-book build --all`` of the repository with ``config`` (written to a temporary
-    ``_config.yml``) into ``out`` (``--path-output``); ``-W --keep-going`` unless
-    ``warnings_fail`` is false. Returns jupyter-book's exit status."""
+def build_with_config(
+    config: dict,
+    out: Path,
+    *,
+    warnings_fail: bool = True,
+    tree: Path = ROOT,
+    builder: str = "html",
+) -> int:
+    """``jupyter-book build --all`` of ``tree`` (default the repository; the Chinese edition
+    passes its own source tree) with ``config`` (written to a temporary ``_config.yml``) into
+    ``out`` (``--path-output``); ``-W --keep-going`` unless ``warnings_fail`` is false. Returns
+    jupyter-book's exit status."""
     with tempfile.TemporaryDirectory(prefix="ropelab-build-") as tmp:
         config_path = Path(tmp) / "_config.yml"
         config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
@@ -52,8 +60,10 @@ def build_with_config(config: dict, out: Path, *, warnings_fail: bool = True) ->
             str(config_path),
             "--path-output",
             str(out.resolve()),
-            str(ROOT),
+            str(Path(tree).resolve()),
         ]
+        if builder != "html":
+            command[3:3] = ["--builder", builder]
         if warnings_fail:
             command[3:3] = ["-W", "--keep-going"]
         return subprocess.run(command, cwd=ROOT, check=False).returncode

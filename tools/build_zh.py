@@ -30,20 +30,16 @@ import argparse
 import json
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from book_toc import toc_docnames  # noqa: E402
-from build_site import quick_config  # noqa: E402
+from build_site import build_with_config, quick_config  # noqa: E402
 from lecturer_kit import ZH_DIR  # noqa: E402
 from zh_store import (  # noqa: E402
     CAPTION,
@@ -264,29 +260,6 @@ def zh_config(root: Path = ROOT) -> dict:
     return config
 
 
-def build_tree(tree: Path, config: dict, out: Path, *, builder: str = "html",
-               warnings_fail: bool = True) -> int:  # fmt: skip
-    """``jupyter-book build --all`` of ``tree`` with ``config`` into ``out``; its exit status."""
-    with tempfile.TemporaryDirectory(prefix="ropelab-zh-") as tmp:
-        config_path = Path(tmp) / "_config.yml"
-        config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-        command = [
-            str(Path(sys.executable).parent / "jupyter-book"),
-            "build",
-            "--all",
-            "--builder",
-            builder,
-            "--config",
-            str(config_path),
-            "--path-output",
-            str(out.resolve()),
-            str(tree.resolve()),
-        ]
-        if warnings_fail:
-            command[3:3] = ["-W", "--keep-going"]
-        return subprocess.run(command, cwd=ROOT, check=False).returncode
-
-
 def report_missing(missing: dict[str, tuple[int, int]]) -> None:
     for page, (count, total) in missing.items():
         if count:
@@ -310,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tree_only:
         print(f"zh source tree: {tree}")
         return 0
-    returncode = build_tree(tree, zh_config(), args.work, warnings_fail=not args.allow_warnings)
+    returncode = build_with_config(
+        zh_config(), args.work, warnings_fail=not args.allow_warnings, tree=tree
+    )
     if returncode != 0:
         return returncode
     out = args.out.resolve()
