@@ -9,11 +9,14 @@ parameters and data
 (``window.ropelabExplore.instances``) are read back and compared with
 :func:`ropelab.explorables.explorable_data` for the same parameters, computed here in Python.
 The pages must log no console or page error and ask the network for nothing. The script is
-the site's asset (``_static/ropelab/ropelab-explore.js``), loaded once per page.
+the site's asset (``_static/ropelab/ropelab-explore.js``), loaded once per page. Each
+explorable is driven on the English page and on its Chinese page (``zh/``), where the same
+numbers must come with Chinese labels and readouts.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -21,6 +24,8 @@ import pytest
 from ropelab.explorables import explorable_data, script
 from ropelab.interactive import figure_spec
 from tests.explorable_checks import assert_same
+
+from .conftest import ZH
 
 CHAPTERS = {
     "rotation2d": "notebooks/01_rotation_2d.html",
@@ -82,16 +87,20 @@ def expected_position(kind: str, params: dict[str, Any], name: str, position: st
     return str(min(range(len(values)), key=lambda i: abs(values[i] - clamped)))
 
 
+@pytest.mark.parametrize("language", ["en", ZH])
 @pytest.mark.parametrize("kind", list(CHAPTERS))
-def test_explorable_matches_ropelab(open_page, screenshots_dir, kind):
-    page, log = open_page(CHAPTERS[kind])
+def test_explorable_matches_ropelab(open_page, screenshots_dir, kind, language):
+    page, log = open_page(CHAPTERS[kind] if language == "en" else f"{ZH}/{CHAPTERS[kind]}")
     state = page.evaluate(READ, kind)
     assert isinstance(state, dict), f"expected one {kind} explorable on the page, found {state}"
     root = page.locator(f'.ropelab-explorable[data-kind="{kind}"]')
     assert root.locator("svg *").count() > 50, "the figure is not drawn"
     assert page.locator(".jupyter-widgets, .widget-area").count() == 0, "an empty widget box"
     root.scroll_into_view_if_needed()
-    root.screenshot(path=str(screenshots_dir / f"explorable_{kind}.png"))
+    suffix = "" if language == "en" else f"-{language}"
+    root.screenshot(path=str(screenshots_dir / f"explorable_{kind}{suffix}.png"))
+    chinese = re.search(r"[\u4e00-\u9fff]", root.inner_text()) is not None
+    assert chinese == (language == ZH), f"{kind}: labels and readout in the wrong language"
     assert_same(state["data"], explorable_data(kind, **state["params"]), f"{kind} at start")
 
     for control in page.evaluate(CONTROLS, kind):
