@@ -940,8 +940,7 @@
     ].join('\n');
   }
 
-  // What both languages' multiaxis readouts print: the points, the offset and the widest turn.
-  function multiaxisFacts(d) {
+  function multiaxisReadout(d) {
     const names = d.axis_names;
     const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
     const offset = d.position_b.map((v, i) => v - d.position_a[i]);
@@ -952,11 +951,6 @@
         widest = i;
       }
     });
-    return { names, point, offset, turns, widest };
-  }
-
-  function multiaxisReadout(d) {
-    const { names, point, offset, turns, widest } = multiaxisFacts(d);
     const share = names.map((n, a) => `${n} ${d.planes_per_axis[a]}`).join(', ');
     return [
       `${d.allocation} allocation: planes per axis ${share}`,
@@ -1174,7 +1168,16 @@
   }
 
   function multiaxisReadoutZh(d) {
-    const { names, point, offset, turns, widest } = multiaxisFacts(d);
+    const names = d.axis_names;
+    const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
+    const offset = d.position_b.map((v, i) => v - d.position_a[i]);
+    const turns = d.relative_angle.map(Math.abs);
+    let widest = 0;
+    turns.forEach((value, i) => {
+      if (value > turns[widest]) {
+        widest = i;
+      }
+    });
     const share = names.map((n, a) => `${n} ${d.planes_per_axis[a]}`).join('，');
     return [
       `${ALLOCATION_ZH[d.allocation] || d.allocation}分配：各轴的子空间数 ${share}`,
