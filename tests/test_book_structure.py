@@ -1,5 +1,6 @@
 """The book's frame: every chapter notebook is in the table of contents and has the parts a
-chapter must have (hidden setup cell, learning objectives first, summary, exercises last)."""
+chapter must have (hidden setup cell, learning objectives first, exercises last, no separate
+summary: the What-to-remember box is the chapter's one summary)."""
 
 from __future__ import annotations
 
@@ -99,7 +100,8 @@ def test_chapter_structure(path):
     names = headings(nb)
     assert names, f"{path.name} has no '## ' sections"
     assert names[0] == "Learning objectives"
-    assert names[-2:] == ["Summary", "Exercises"]
+    assert names[-1] == "Exercises"
+    assert "Summary" not in names, "the What-to-remember box is the one summary (issue 31)"
     markdown = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
     exercises = re.findall(r"```\{exercise\}[^\n]*\n:label: ([\w-]+)", markdown)
     solutions = re.findall(r"```\{solution(?:-start)?\} ([\w-]+)", markdown)

@@ -7,8 +7,9 @@ The conventions (decided for the kit; the site and the PDF style the two boxes,
   objectives", one markdown cell holding an admonition titled "Before you start" with class
   ``chapter-meta`` and three items: prerequisites, a reading time and a teaching time in minutes
   or sessions;
-* **What to remember**: the last cell before "## Summary", an admonition titled "What to
-  remember" with class ``remember`` and three to five points;
+* **What to remember**: the last cell before "## Exercises", an admonition titled "What to
+  remember" with class ``remember`` and three to five points: the chapter's one summary (no
+  "## Summary" section repeats it, issue 31);
 * **Slides**: 6 to 12 cells tagged ``slide`` (the deck is the title slide and these cells,
   ``tools/build_slides.py``), at least one of them a figure or an explorable.
 
@@ -100,9 +101,13 @@ def test_before_you_start_opens_the_chapter(path):
 @pytest.mark.parametrize("path", strict_xfail_params(toc_chapters(), NO_REMEMBER))
 def test_what_to_remember_closes_the_chapter(path):
     all_cells = cells(path)
-    summary = heading_index(all_cells, "Summary")
-    body = admonition(all_cells[summary - 1], "What to remember", "remember")
-    assert body is not None, f"{path.name}: the cell before '## Summary' is not the box"
+    exercises = heading_index(all_cells, "Exercises")
+    body = admonition(all_cells[exercises - 1], "What to remember", "remember")
+    assert body is not None, f"{path.name}: the cell before '## Exercises' is not the box"
+    summaries = [
+        c for c in all_cells if c["cell_type"] == "markdown" and "## Summary" in text(c)
+    ]
+    assert not summaries, f"{path.name}: a '## Summary' section repeats the box"
     points = items(body)
     assert 3 <= len(points) <= 5, f"{path.name}: {len(points)} points"
 
