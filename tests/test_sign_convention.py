@@ -8,7 +8,8 @@ complex conjugate is written with a bar, :math:`\\bar k` or :math:`\\overline{\\
 
 This test reads every chapter notebook (markdown, code, text outputs), the cheat sheet, the
 chapter template, the ``.md`` pages of ``book/``, the Chinese store ``book/zh/`` and the
-slides' sources, and fails on the *other* forms:
+slides' sources, and fails on the *other* forms (the package's docstrings and labels under
+``src/ropelab`` on the first three):
 
 * ``matrix``: the relative rotation with the subscript the other way round, :math:`R_{m-n}`,
   :math:`R^d_{\\Theta,m-n}`, :math:`R\\big((m-n)\\theta\\big)`, ``R_(m−n)``;
@@ -263,6 +264,35 @@ def test_notation_page_states_the_convention() -> None:
     for needed in (r"R_{n-m}", r"e^{i(m-n)\theta}", r"\bar k", "$m - n$ tokens after the key"):
         assert needed in words, f"the sign convention does not state {needed!r}"
     assert not other_forms(body), other_forms(body)
+
+
+# The package's docstrings and labels follow the same forms (the matrix, the phase, the
+# conjugate; an offset written n - m is often code there, such as a group key, and is not read).
+PACKAGE_ALLOWED: dict[tuple[str, str], str] = {
+    ("src/ropelab/proofs.py", "matrix"): (
+        "the docstring of the deliberately wrong identity R(m theta)^T R(n theta) = R((m-n) theta) "
+        "that chapter 1's check rejects"
+    ),
+    ("src/ropelab/learned_rotations.py", "star"): (
+        "U^* is the conjugate transpose of a matrix of eigenvectors, not a complex conjugate"
+    ),
+    ("src/ropelab/spectrum.py", "star"): "x^* is where a difference peaks, not a conjugate",
+}
+
+
+def test_package_follows_the_sign_convention() -> None:
+    found = {}
+    for path in sorted((ROOT / "src" / "ropelab").rglob("*")):
+        if path.suffix not in {".py", ".js"}:
+            continue
+        forms = other_forms(path.read_text(encoding="utf-8"))
+        forms.pop("offset", None)
+        for form, hits in forms.items():
+            found[(_rel(path), form)] = hits
+    problems = {key: hits for key, hits in found.items() if key not in PACKAGE_ALLOWED}
+    assert not problems, problems
+    stale = sorted(set(PACKAGE_ALLOWED) - set(found))
+    assert not stale, f"allowed uses that are gone (delete them from PACKAGE_ALLOWED): {stale}"
 
 
 # --- the patterns find what they should, and nothing else ----------------------------------------

@@ -1,9 +1,10 @@
 r"""Training-free position remapping (chapter 10): the relative position each score sees.
 
 Plain RoPE gives the score of a query at position *m* and a key at *n* the rotation
-:math:`R_{m-n}` (chapter 1). The methods here keep the weights and change only which
-relative position the score is given, :math:`r(m, n)`, so that no score sees a distance
-the model was not trained on. Each map is a function of *m* and *n* (:math:`0 \le n \le m`):
+:math:`R_{n-m}`, a function of the distance :math:`m - n` (chapter 1). The methods here
+keep the weights and change only which relative position the score is given,
+:math:`r(m, n)`, so that no score sees a distance the model was not trained on. Each map
+is a function of *m* and *n* (:math:`0 \le n \le m`):
 
 * **ReRoPE** (Su, 2023, https://kexue.fm/archives/9708 and github.com/bojone/rerope):
   :math:`r = \min(m - n, w)`: exact distances inside a window *w*, the distance *w* beyond.

@@ -216,7 +216,7 @@ def trend_end(base: float) -> float:
 def abel_terms(q: Any, k: Any, distances: Any, base: float = 10000.0) -> dict[str, np.ndarray]:
     r"""Both sides of RoFormer's Abel summation and the bound it gives (section 3.4.3; chapter 5).
 
-    With :math:`h_i = q_i k_i^*` (plane *i* read as a complex number, interleaved layout),
+    With :math:`h_i = q_i \bar k_i` (plane *i* read as a complex number, interleaved layout),
     :math:`S_j = \sum_{k<j} e^{\mathrm i r\theta_k}` and :math:`h_{d/2} = 0`:
 
     .. math::
