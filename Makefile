@@ -193,3 +193,9 @@ lab: $(RUNTIME_STAMP)
 # the results are written by the stage that completes the plan.
 lab-%: $(RUNTIME_STAMP)
 	$(BIN)/python -m ropelab.lab --stage $*
+
+# The pre-registered runs of lab/PLAN.md (issue 35): one record per seed and model in
+# lab/registered/ (committed). Resumable; run it twice at once to use both cores, and
+# `bash lab/commit-registered.sh` to commit each record as it completes (lab/README.md).
+lab-registered: $(RUNTIME_STAMP)
+	OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE $(BIN)/python -m ropelab.lab.registered --threads 1
