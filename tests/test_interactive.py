@@ -168,6 +168,7 @@ def test_registry():
     assert FIGURES == (
         "sinusoid",
         "rotation2d",
+        "complex_pair",
         "complex_score",
         "block_matrix",
         "precision",

@@ -29,7 +29,17 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from .. import core, decay, extension, multimodal, positions, precision, rotation2d, spectrum
+from .. import (
+    complex_primer,
+    core,
+    decay,
+    extension,
+    multimodal,
+    positions,
+    precision,
+    rotation2d,
+    spectrum,
+)
 from .. import remapping as remapping_module
 from ..calculator import PRETRAIN_BASE, calculator_data
 from . import readouts
@@ -167,6 +177,25 @@ def _rotation2d() -> InteractiveFigure:
             "k": list(rotation2d.DEFAULT_K),
             "max_shift": _POSITION_MAX,
         },
+    )
+
+
+def _complex_pair() -> InteractiveFigure:
+    length = {"low": 0.1, "high": 2.0, "step": 0.05, "decimals": 2}
+    angle = {"low": -3.14, "high": 3.14, "step": 0.01, "decimals": 2}
+    return InteractiveFigure(
+        kind="complex_pair",
+        chapter="1A",
+        title="two complex numbers z and w, their product z·w and z·conj(w)",
+        controls=(
+            linear("z_abs", "|z|", 1.2, **length),
+            linear("z_arg", "arg z (rad)", 0.6, **angle),
+            linear("w_abs", "|w|", 0.9, **length),
+            linear("w_arg", "arg w (rad)", 1.0, **angle),
+        ),
+        data=complex_primer.complex_pair_data,
+        readout=readouts.complex_pair_readout,
+        figure="ropelab.plots.complex_primer:draw_complex_pair",
     )
 
 
@@ -466,6 +495,7 @@ def _remapping() -> InteractiveFigure:
 _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
     "sinusoid": _sinusoid,
     "rotation2d": _rotation2d,
+    "complex_pair": _complex_pair,
     "complex_score": _complex_score,
     "block_matrix": _block_matrix,
     "precision": _precision,
@@ -485,6 +515,7 @@ FIGURES = tuple(_BUILDERS)
 #: check compares the two). The others are live widgets only.
 BROWSER_KINDS = (
     "rotation2d",
+    "complex_pair",
     "complex_score",
     "block_matrix",
     "precision",

@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "block_readout",
     "calculator_readout",
+    "complex_pair_readout",
     "complex_score_readout",
     "count",
     "decay_readout",
@@ -85,6 +86,41 @@ def complex_score_readout(data: Mapping[str, Any]) -> str:
             f"q·conj(k)·e^(i(m−n)θ) = {_complex(data['product'])}, "
             f"(m − n)θ = {data['angle']:+.4f} rad",
             f"score: its real part {data['score']:+.6f}; (R_m q)·(R_n k) = {data['dot']:+.6f}",
+        ]
+    )
+
+
+_TURNS = {
+    1: " (one turn less)",
+    -1: " (one turn more)",
+}
+
+
+def complex_pair_readout(data: Mapping[str, Any]) -> str:
+    r"""Chapter 1A: two complex numbers *z* and *w*, their product and the product with the
+    conjugate; lengths multiply, angles add (and subtract with the conjugate). A measured
+    angle lies in :math:`(-\pi, \pi]`, so it may differ from the sum by a whole turn."""
+
+    def number(name: str, key: str) -> str:
+        arg = data[f"{key}_arg"]
+        return (
+            f"{name} = {data[f'{key}_abs']:.2f}·e^({arg:.2f}i) = {_complex(data[key])}"
+            f"   ({arg:.2f} rad = {math.degrees(arg):.1f}°)"
+        )
+
+    product_turns = _TURNS.get(data["product_turns"], "")
+    conj_turns = _TURNS.get(data["conj_turns"], "")
+    return "\n".join(
+        [
+            number("z", "z"),
+            number("w", "w"),
+            f"z·w       = {_complex(data['product'])}, length {data['product_abs']:.4f}"
+            f" = |z|·|w| = {data['length_product']:.4f}",
+            f"z·conj(w) = {_complex(data['conj_product'])}, length {data['conj_product_abs']:.4f}",
+            f"arg z + arg w = {data['angle_sum']:+.4f} rad; "
+            f"arg(z·w) = {data['product_arg']:+.4f}{product_turns}",
+            f"arg z − arg w = {data['angle_difference']:+.4f} rad; "
+            f"arg(z·conj(w)) = {data['conj_product_arg']:+.4f}{conj_turns}",
         ]
     )
 
