@@ -50,7 +50,7 @@ def test_requirements_and_colab_use_the_book_extra():
     assert "-e .[book]" in requirements
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         setup = "".join(json.loads(path.read_text())["cells"][0]["source"])
-        assert "ropelab[book] @ git+" in setup, f"{path.name}: the setup cell installs no extra"
+        assert 'f"ropelab[book] @ {WHEEL_URL}"' in setup, f"{path.name}: no extra installed"
 
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
