@@ -104,9 +104,7 @@ def test_what_to_remember_closes_the_chapter(path):
     exercises = heading_index(all_cells, "Exercises")
     body = admonition(all_cells[exercises - 1], "What to remember", "remember")
     assert body is not None, f"{path.name}: the cell before '## Exercises' is not the box"
-    summaries = [
-        c for c in all_cells if c["cell_type"] == "markdown" and "## Summary" in text(c)
-    ]
+    summaries = [c for c in all_cells if c["cell_type"] == "markdown" and "## Summary" in text(c)]
     assert not summaries, f"{path.name}: a '## Summary' section repeats the box"
     points = items(body)
     assert 3 <= len(points) <= 5, f"{path.name}: {len(points)} points"
