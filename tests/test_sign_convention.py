@@ -21,7 +21,7 @@ slides' sources, and fails on the *other* forms (the package's docstrings and la
 * ``offset``: the relative position named as :math:`n - m`: a bare ``$n - m$``, or "a
   function of / depends on / through / the offset / the distance $n - m$" (the subscript of
   :math:`R_{n-m}` and the angle :math:`(n - m)\\theta` of that rotation are the convention, not
-  a breach of it).
+  a breach of it, nor is "the subscript $n - m$").
 
 A legitimate use of another form (a deliberately wrong identity, another paper's own sign)
 is marked as such in its text and listed in ``ALLOWED`` below, by page, cell (or unit) id and
@@ -88,6 +88,7 @@ def _offset(a: str, b: str) -> re.Pattern[str]:
 # the conjugate: a superscript star after anything but the bare symbols r^* and i^*
 _STAR = re.compile(r"\^\s*(?:\*|\{\s*\*\s*\}|\\ast(?![a-zA-Z])|\{\s*\\ast\s*\})")
 _NOT_CONJUGATE = re.compile(r"(?:^|[^\\\w])[ri]\s*$")  # r^* (ch. 5), i^* (ch. 4)
+_SUBSCRIPT = re.compile(r"(?:subscript|下标)\s*(?:是|为)?\s*$")
 _BAR = re.compile(r"\\bar(?![a-zA-Z])|\\overline\{")
 
 OTHER: dict[str, re.Pattern[str]] = {
@@ -116,6 +117,12 @@ def stars(text: str) -> list[str]:
 def other_forms(text: str) -> dict[str, list[str]]:
     """The other forms in ``text``: {form: [the matches]} (forms with no match left out)."""
     found = {form: [m.group(0) for m in pat.finditer(text)] for form, pat in OTHER.items()}
+    # "the subscript $n - m$" names the subscript of R_{n-m}, the convention's matrix form
+    found["offset"] = [
+        m.group(0)
+        for m in OTHER["offset"].finditer(text)
+        if not _SUBSCRIPT.search(text[max(0, m.start() - 20) : m.start()])
+    ]
     found["star"] = stars(text)
     return {form: hits for form, hits in found.items() if hits}
 
@@ -343,6 +350,8 @@ def test_other_form_is_found(text: str, form: str) -> None:
         r"$\tilde p_{m-n}$, $\zeta_i^{(m-n)/512}$, $q^\top R_{n-m+8}\,q$",
         "q^T R_(n-m) k with n - m = 3",
         r"$n - m = 3$, the same rotation",
+        r"The subscript $n - m$ of the matrix form and the phase $m - n$ are one statement",
+        r"矩阵形式的下标 $n - m$ 与复数形式的相位 $m - n$ 是同一个命题",
         "x ** 2 * y",
     ],
 )
