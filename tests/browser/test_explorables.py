@@ -29,6 +29,7 @@ from .conftest import ZH
 
 CHAPTERS = {
     "rotation2d": "notebooks/01_rotation_2d.html",
+    "complex_pair": "notebooks/01a_complex_numbers.html",
     "complex_score": "notebooks/02_complex_derivation.html",
     "block_matrix": "notebooks/03_block_diagonal.html",
     "precision": "notebooks/03a_rope_in_code.html",
