@@ -224,6 +224,17 @@ def test_every_page_links_to_its_editions_pdf(edition):
     assert problems == [], "\n".join(problems)
 
 
+def test_the_kit_menu_links_the_teaching_page():
+    """The course paths (issue 31) are one click from every page of the instructor site, and
+    not a part of the student edition's menu."""
+    teaching = need(SITE / "book" / "teaching.html").resolve()
+    for docname in toc_docnames():
+        page = need(SITE / f"{docname}.html")
+        assert kit_link(page, "teaching") == teaching, docname
+    student = need(SITE / STUDENT_DIR / "book" / "intro.html")
+    assert kit_link(student, "teaching") is None
+
+
 def test_the_introduction_links_to_every_part_of_the_kit():
     page = need(SITE / "book" / "intro.html")
     targets = {link_target(page, a["href"]) for a in soup(page).select("article a[href]")}

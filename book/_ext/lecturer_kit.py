@@ -64,6 +64,8 @@ META_CLASS = "chapter-meta"
 REMEMBER_CLASS = "remember"
 #: Cell tag of the cells a chapter's slides are made of.
 SLIDE_TAG = "slide"
+#: The course paths (issue 31, ``tools/course_path.py``), linked from the kit's menu.
+TEACHING_DOC = "book/teaching"
 #: Pages printed on one sheet in the PDF (small type, two columns), with the ids of their
 #: sections that span both columns.
 COMPACT_PAGES = {"book/cheatsheet": ("context-extension-methods-6-8",)}
@@ -443,6 +445,17 @@ def add_kit_buttons(
                 "tooltip": tooltip,
                 "icon": icon,
                 "label": f"kit-{key}-button",
+            }
+        )
+    if not student and TEACHING_DOC in app.env.found_docs:
+        items.append(
+            {
+                "type": "link",
+                "url": pathto(TEACHING_DOC),
+                "text": "Teaching with this book",
+                "tooltip": "Course paths of one, two and four lectures",
+                "icon": "fas fa-route",
+                "label": "kit-teaching-button",
             }
         )
     if items:
