@@ -29,7 +29,9 @@ STORE = ROOT / "book" / "zh" / "teaching.md"
 ROW = re.compile(r"^\| (\w+) \| \{doc\}`(.+?) <\.\./notebooks/(\w+)>` \| (\d+) \|$")
 TOTAL = re.compile(r"^\| \| \*\*Total\*\* \| \*\*(\d+)\*\* \|$")
 LECTURE = re.compile(r"^### Lecture (\d+): .+ \((\d+) minutes\)$")
-STEP = re.compile(r"^\d+\. Minutes (\d+)–(\d+), \w+ · \{doc\}`(.+?) <\.\./notebooks/(\w+)>`: ")
+STEP = re.compile(
+    r"^\d+\. \*\*(\d+)–(\d+) min\*\*, chapter \w+, \{doc\}`(.+?) <\.\./notebooks/(\w+)>`: "
+)
 
 
 def cells(stem: str) -> list[dict]:

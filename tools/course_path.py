@@ -508,6 +508,21 @@ def resolve(path: CoursePath, chapters: dict[str, Chapter]) -> tuple[list, list[
             if take[0] == PRIMER:
                 continue
             raise ValueError(f"path {path.lectures}: no chapter {take[0]!r} in _toc.yml")
+        if take[1] == "all":  # a whole chapter: one line, its title and reading time
+            chapter = chapters[take[0]]
+            before.append(
+                Section(
+                    chapter.stem,
+                    chapter.title,
+                    chapter.title_zh,
+                    None,
+                    sum(s.reading_minutes for s in chapter.sections),
+                    sum(s.lecture_minutes for s in chapter.sections),
+                    (),
+                    (),
+                )
+            )
+            continue
         before += [s for s in _take(chapters, take) if s.title != "Exercises"]
     order = {stem: i for i, stem in enumerate(chapters)}
     lectures = []
@@ -554,6 +569,8 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def _doc(stem: str, text: str) -> str:
+    if "$" in text:
+        raise ValueError(f"{stem}: a link text cannot show math, and {text!r} has some")
     text = text.replace("`", "").replace("<", "").replace(">", "")
     return f"{{doc}}`{text} <../notebooks/{stem}>`"
 
@@ -720,11 +737,17 @@ def render(lang: str, root: Path = ROOT) -> str:
         for step, s in enumerate(sections, 1):
             note = PLAN_NOTES[(s.stem, s.title)][0 if lang == "en" else 1]
             start, clock = clock, clock + s.lecture_minutes
-            where = f"{chapters[s.stem].number} · {_section_cell(lang, s)}"
+            number = chapters[s.stem].number
             if lang == "en":
-                steps.append(f"{step}. Minutes {start}–{clock}, {where}: {note}")
+                steps.append(
+                    f"{step}. **{start}–{clock} min**, chapter {number}, "
+                    f"{_section_cell(lang, s)}: {note}"
+                )
             else:
-                steps.append(f"{step}. 第 {start}–{clock} 分钟，{where}：{note}")
+                steps.append(
+                    f"{step}. **第 {start}–{clock} 分钟**，第 {number} 章，"
+                    f"{_section_cell(lang, s)}：{note}"
+                )
         blocks.append("\n".join(steps))
     return "\n\n".join(blocks) + "\n"
 
