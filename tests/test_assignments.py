@@ -133,47 +133,53 @@ def test_forbidden_import_in_any_form(tmp_path) -> None:
 
 
 def test_cli_prints_scores_and_appends_csv(tmp_path) -> None:
-    scores = tmp_path / "scores.csv"
-    for name in ("ps2_angle_sign", "ps2_values_rotated"):
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "grader",
-                "ps2",
-                "--student-id",
-                "S1",
-                "--submission",
-                str(PLANTED / f"{name}.py"),
-                "--csv",
-                str(scores),
-            ],
-            cwd=ASSIGNMENTS,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        assert "[FAIL] 2.2" in run.stdout or "[FAIL] 2.5" in run.stdout
-    rows = list(csv.reader(scores.open()))
-    assert rows[0][:4] == ["student_id", "ps", "score", "total"]
-    assert [r[2] for r in rows[1:]] == ["7", "13"]
+    from grader.__main__ import main
 
-
-def test_student_bundles_hold_no_reference(tmp_path) -> None:
     run = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_assignments.py"), "--kit", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "ps1",
+            "--student-id",
+            "S1",
+            "--submission",
+            str(PLANTED / "ps1_degrees.py"),
+        ],
+        cwd=ASSIGNMENTS,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "answer key" in run.stdout
+    assert "[FAIL] 1.6 the relative angle of your plane" in run.stdout
+    assert run.stdout.rstrip().endswith("score 12/14")
+    scores = tmp_path / "scores.csv"
+    for name in ("ps2_angle_sign", "ps2_values_rotated"):
+        submission = str(PLANTED / f"{name}.py")
+        assert (
+            main(["ps2", "--student-id", "S1", "--submission", submission, "--csv", str(scores)])
+            == 0
+        )
+    rows = list(csv.reader(scores.open()))
+    assert rows[0][:4] == ["student_id", "ps", "score", "total"]
+    assert [r[2] for r in rows[1:]] == ["7", "13"]
+    assert rows[1][5:] == ["1", "2", "0", "4", "0", "0", "0"]
+
+
+def test_student_bundles_hold_no_reference(tmp_path) -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    from build_assignments import build
+
+    written = build(tmp_path)
+    assert written[-1] == tmp_path / "answer-key" / "assignments"
     secrets = [
         "STUDENT_ID = None",
         "def ANSWERS",
         "np.mod((sheet.m - sheet.n)",
         "2 * np.pi / inv_freq(dim, base)",
         "rotation((n - m) * theta)",
-        "grader",
+        "from .core import",
+        "CHECKS = [",
     ]
     for ps, folder in PROBLEM_SETS.items():
         bundle = tmp_path / "assignments" / f"{folder}.zip"

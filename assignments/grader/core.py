@@ -138,8 +138,10 @@ def forbidden_imports(path: Path) -> list[str]:
                 names = [first.value]
         for name in names:
             if name.split(".")[0] in FORBIDDEN:
-                found.append(f"line {node.lineno}: imports {name}")
-    return found
+                found.append(
+                    (node.lineno, f"line {node.lineno}: imports {name}")
+                )
+    return [text for _, text in sorted(found)]
 
 
 def load(path: Path) -> ModuleType:

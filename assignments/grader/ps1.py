@@ -35,8 +35,9 @@ def same(a, b, symbols) -> bool:
     for point in _points(symbols):
         if abs(_value(a, point) - _value(b, point)) > 1e-9:
             return False
-    difference = sp.simplify(sp.expand_complex(sp.sympify(a - b)))
-    return difference == 0
+    difference = sp.expand_complex(sp.sympify(a - b))
+    quick = sp.expand(sp.expand_trig(sp.expand(difference)))
+    return quick == 0 or sp.simplify(difference) == 0
 
 
 def same_matrix(a, b, symbols) -> bool:
