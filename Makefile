@@ -102,6 +102,7 @@ zh: $(RUNTIME_STAMP) assets
 # The student site copies the PDFs, figures and slides it links to and links to the Chinese
 # pages: it comes last.
 kit: pdf figures slides
+	$(BIN)/python tools/build_assignments.py --kit $(KIT)
 	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
 
