@@ -10,7 +10,10 @@ Configuration (``sphinx.config``): ``ropelab_language`` is ``"en"`` (the default
 (set by ``tools/build_zh.py``). An English page links to Chinese only when the kit holds that
 page of the Chinese edition (``<ropelab_kit_dir>/zh/``): a build without it (the quick site,
 a ``make book`` without the kit) has no switch rather than a dead link. The student edition
-(``_build/html/student/``) links to the same ``zh/`` beside it.
+(issue 31) has its own Chinese student edition inside it (``student/zh/``, ``tools/build_student.py``):
+its English pages link there and its Chinese pages back to ``student/``, never to the full
+editions. ``ropelab_zh_site`` names the built Chinese site whose pages an English page may link
+to (default: the kit's ``zh/``; the student build sets its Chinese student site).
 
 In the Chinese edition the figure and table captions also get a full-width colon after their
 number ("图 4.2：…"), as ``chapter_numbers.py`` gives the English ones theirs.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from pathlib import Path
 from typing import Any
 
 from lecturer_kit import ZH_DIR, kit_dir
@@ -47,18 +51,22 @@ def check_config(app: Sphinx, config: Config) -> None:
 
 
 def other_root(app: Sphinx) -> str:
-    """The other language's site root, relative to this site's root."""
-    if app.config.ropelab_language == "zh":
-        return ".."
-    student = app.config.ropelab_edition == "student"
-    return f"../{ZH_DIR}" if student else ZH_DIR
+    """The other language's site root, relative to this site's root: the Chinese site sits in
+    ``zh/`` of the English one (in both editions: ``zh/`` and ``student/zh/``)."""
+    return ".." if app.config.ropelab_language == "zh" else ZH_DIR
+
+
+def zh_site(app: Sphinx) -> Path:
+    """The built Chinese site an English page links to (``ropelab_zh_site``, else the kit's)."""
+    named = app.config.ropelab_zh_site
+    return Path(named).resolve() if named else kit_dir(app) / ZH_DIR
 
 
 def switch_target(app: Sphinx, pagename: str) -> str | None:
     """The link from ``pagename`` to the same page in the other language (None: no such page)."""
     page = app.builder.get_target_uri(pagename)
     if app.config.ropelab_language == "en":
-        if not (kit_dir(app) / ZH_DIR / page).is_file():
+        if not (zh_site(app) / page).is_file():
             return None
     target = posixpath.normpath(posixpath.join(other_root(app), page))
     return posixpath.relpath(target, posixpath.dirname(page) or ".")
@@ -85,6 +93,7 @@ def add_switch(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ropelab_language", "en", "env", types=[str])
+    app.add_config_value("ropelab_zh_site", "", "env", types=[str])
     app.connect("config-inited", check_config)
     app.connect("html-page-context", add_switch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -559,6 +559,11 @@ class KitLinks(SphinxDirective):
             )
         if str(self.config.language or "").startswith("zh"):
             parts = [(key, *KIT_PARTS_ZH[key]) for key, _, _ in parts if key in KIT_PARTS_ZH]
+            if student:
+                # The Chinese student edition (issue 31): its PDF part says "without".
+                parts = [
+                    (key, title, what.replace("含解答", "不含解答")) for key, title, what in parts
+                ]
         items = nodes.bullet_list()
         for key, title, what in parts:
             paragraph = nodes.paragraph()
