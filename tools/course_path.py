@@ -646,12 +646,14 @@ INTRO = {
 
 ASSIGN = {
     "en": "The three autograded problem sets are in the repository under `assignments/` "
-    "(`ps1_derive_and_check`, `ps2_implement_rope`, `ps3_frequencies_and_extension`): "
-    "each is a student notebook with stubs to fill, public tests a student runs and hidden "
-    "tests a grader runs{link}. Each lecture below names the one to hand out after it.",
+    "(`ps1_derive_and_check`, `ps2_implement_rope`, `ps3_frequencies_and_extension`): each is "
+    "a folder with a notebook, a module of functions the student writes and public tests the "
+    "student runs; the grader runs hidden tests on the module, with numbers drawn from each "
+    "student's id{link}. Each lecture below names the one to hand out after it.",
     "zh": "三份自动评分的习题在仓库的 `assignments/` 下（`ps1_derive_and_check`、"
-    "`ps2_implement_rope`、`ps3_frequencies_and_extension`）：每份都是一个留有待填空位的学生 "
-    "notebook，附有学生自己运行的公开测试和评分者运行的隐藏测试{link}。下面每次课都写明课后发哪一份。",
+    "`ps2_implement_rope`、`ps3_frequencies_and_extension`）：每份是一个文件夹，里面有一个 "
+    "notebook、一个由学生编写函数的模块，以及学生自己运行的公开测试；评分者在这个模块上运行隐藏测试，"
+    "所用的数字由每个学生的 id 生成{link}。下面每次课都写明课后发哪一份。",
 }
 
 PLAN_INTRO = {

@@ -270,25 +270,25 @@ def stated_times(notebook: Path) -> tuple[int | None, str | None]:
 
 def write_times(notebook: Path) -> bool:
     """Put this tool's times into the chapter's "Before you start" box; True if it changed."""
-    import nbformat
-
     t = chapter_time(notebook)
-    nb = nbformat.read(notebook, as_version=4)
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
     changed = False
-    for cell in nb.cells:
-        if cell.cell_type != "markdown" or "{admonition} Before you start" not in cell.source:
+    for cell in nb["cells"]:
+        source = _source(cell)
+        if cell["cell_type"] != "markdown" or "{admonition} Before you start" not in source:
             continue
-        new = READING_LINE.sub(f"**Reading time:** about {t.reading_minutes} minutes", cell.source)
+        new = READING_LINE.sub(f"**Reading time:** about {t.reading_minutes} minutes", source)
         new = re.sub(
             r"\*\*Teaching time:\*\* [^\n]+(?:\n  [^\n-][^\n]*)*",
             f"**Teaching time:** {t.teaching_text()}.",
             new,
         )
-        if new != cell.source:
-            write_chinese_times(Path(notebook), str(cell.get("id", "")), cell.source, new, t)
-            cell.source, changed = new, True
-    if changed:
-        nbformat.write(nb, notebook)
+        if new != source:
+            write_chinese_times(Path(notebook), str(cell.get("id", "")), source, new, t)
+            cell["source"], changed = new.splitlines(keepends=True), True
+    if changed:  # the notebooks' own format: one-space indent, UTF-8, a final newline
+        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+        Path(notebook).write_text(text, encoding="utf-8")
     return changed
 
 
