@@ -19,10 +19,11 @@ import torch
 
 from ropelab import scaling
 from ropelab.lab.corpus import load_corpus
-from ropelab.lab.evaluate import evaluate
+from ropelab.lab.evaluate import evaluate, supported_length
 from ropelab.lab.experiment import checkpoint_paths, full_plan, predicted, quick_plan
 from ropelab.lab.registered import (
     RECORD_FORMAT,
+    bootstrap_lengths,
     evaluate_windows,
     load_record,
     measure,
@@ -31,7 +32,9 @@ from ropelab.lab.registered import (
     registered_plan,
     run_registered,
     status,
+    supported_lengths,
     tasks,
+    window_draws,
     write_record,
 )
 from ropelab.lab.train import model_from_checkpoint
@@ -81,6 +84,7 @@ def test_plan_block_matches_the_code(registered):
     assert registered["original_persist"] == 0
     assert registered["theorem2_exponent"] == full.d_extra / full.model.head_dim == 0.375
     assert registered["alpha"] == 0.05 and registered["bootstrap_resamples"] == 10_000
+    assert registered["window_draw_seed"] == 35 and registered["seed_draw_seed"] == 36
     # the registered plan trains exactly the committed plan's models: same checkpoints
     committed = checkpoint_paths(full, "ck")
     mine = checkpoint_paths(plan, "ck")
@@ -187,6 +191,50 @@ def test_measure_on_a_step_and_a_bump():
         measure(np.ones((2, 100)), plan, None)
 
 
+def test_supported_lengths_equal_the_rule_row_by_row():
+    rng = np.random.default_rng(1)
+    t, length = 32, 400
+    curves = 1 + 0.05 * rng.standard_normal((40, length))
+    for i, row in enumerate(curves):
+        at = 40 + 7 * i
+        row[at:] += 0.5 if i % 5 else 0.0  # every fifth row stays flat: censored
+        if i % 3 == 0:
+            row[at - 30 : at - 20] += 0.6  # a bump before the rise
+    for persist in (0, 16, 64):
+        got = supported_lengths(curves, t, margin=0.1, window=8, persist=persist)
+        want = [supported_length(r, t, margin=0.1, window=8, persist=persist) for r in curves]
+        assert got.tolist() == [-1 if v is None else v for v in want]
+    assert (got == -1).sum() == 8
+    with pytest.raises(ValueError, match="curves"):
+        supported_lengths(curves[:, :20], t, margin=0.1, window=8, persist=0)
+
+
+def test_window_draws_and_bootstrap_lengths():
+    plan = quick_plan()  # train 32, eval 512, smoothing 8, margin 0.1
+    draws = window_draws(50, 8, 35)
+    assert draws.shape == (50, 8) and draws.min() >= 0 and draws.max() <= 7
+    np.testing.assert_array_equal(draws, window_draws(50, 8, 35))  # the same for every model
+    expected = np.random.default_rng(35).integers(0, 8, size=(50, 8))
+    np.testing.assert_array_equal(draws, expected)
+    assert not np.array_equal(draws, window_draws(50, 8, 36))
+    rng = np.random.default_rng(2)
+    w = 1 + 0.1 * rng.standard_normal((8, plan.eval_len))
+    w[:1, 150:] += 1.0  # one window rises at 150: the resamples without it never do
+    for persist in (0, 40):
+        boot = bootstrap_lengths(w, plan, draws, persist, chunk=7)
+        assert boot.dtype == np.int16 and boot.shape == (50,)
+        for b in range(50):
+            curve = w[draws[b]].mean(0)
+            one = supported_length(curve, 32, margin=0.1, window=8, persist=persist)
+            assert boot[b] == (-1 if one is None else one)
+    assert len(set(boot.tolist())) > 1 and -1 in boot.tolist()  # all-flat resamples censor
+    _, arrays = measure(w, plan, None, draws)
+    np.testing.assert_array_equal(arrays["boot_original"], bootstrap_lengths(w, plan, draws, 0))
+    assert arrays["boot_registered"].dtype == np.int16
+    with pytest.raises(ValueError, match="n_resamples"):
+        window_draws(0, 8, 35)
+
+
 def test_record_round_trip_and_tamper_check(tmp_path):
     plan = quick_plan()
     m, arrays = measure(_step_windows(plan, 200), plan, t_extra=None)
@@ -230,7 +278,9 @@ def test_evaluate_windows_matches_evaluate():
 def test_run_resume_locks_and_lost_checkpoints(tmp_path):
     plan = registered_plan(quick_plan(), models=["ft-1e6", "ft-4"])
     out, ckpt = tmp_path / "out", tmp_path / "ck"
-    done = run_registered(plan, [2, 0], out, ckpt, wait_s=0, verbose=False, max_tasks=4)
+    done = run_registered(
+        plan, [2, 0], out, ckpt, wait_s=0, verbose=False, max_tasks=4, bootstrap=(20, 35)
+    )
     assert done == ["pretrain-s2", "ft-1e6-s2", "ft-4-s2", "pretrain"]
     assert status(plan, [2, 0], out)["left"] == ["seed 0 ft-1e6", "seed 0 ft-4"]
     record, arrays = load_record(out, 2, "ft-1e6")
@@ -240,6 +290,8 @@ def test_run_resume_locks_and_lost_checkpoints(tmp_path):
     assert record["t_extra"] == pytest.approx(predicted(plan, plan.runs[0])["t_extra"])
     assert record["parent"] == "pretrain-s2" and record["parent_retrained"] is False
     assert arrays["window_loss"].shape == (8, 64)
+    assert record["eval"]["bootstrap"] == {"resamples": 20, "window_draw_seed": 35}
+    assert arrays["boot_registered"].shape == arrays["boot_original"].shape == (20,)
     assert record["measured"]["mean_loss_past_train"] == pytest.approx(
         float(arrays["window_past"].mean()), abs=1e-6
     )
@@ -301,6 +353,14 @@ def test_committed_records_follow_the_plan(registered):
         assert record["versions"]["torch"].startswith("2.13.0")
         assert arrays["window_loss"].shape == (128, 256)
         assert arrays["curve"].shape == (4096,)
+        boot = record["eval"]["bootstrap"]
+        assert boot == {"resamples": 10_000, "window_draw_seed": registered["window_draw_seed"]}
+        for rule in ("registered", "original"):
+            lengths = arrays[f"boot_{rule}"]
+            assert lengths.shape == (10_000,) and lengths.dtype == np.int16
+            point = record["measured"]["supported"][rule]["full"]
+            if point is not None:  # the point estimate lies among its resamples
+                assert np.quantile(lengths, 0.0) <= point <= lengths.max()
         m = record["measured"]
         assert m["supported"]["registered"]["persist"] == 128
         assert m["supported"]["original"]["persist"] == 0

@@ -70,6 +70,7 @@ from .train import final_loss, load_checkpoint, train
 __all__ = [
     "RECORD_FORMAT",
     "Task",
+    "bootstrap_lengths",
     "evaluate_windows",
     "load_record",
     "measure",
@@ -78,7 +79,9 @@ __all__ = [
     "registered_plan",
     "run_registered",
     "status",
+    "supported_lengths",
     "tasks",
+    "window_draws",
     "write_record",
 ]
 
@@ -196,11 +199,71 @@ def evaluate_windows(
     return np.concatenate(rows, axis=0)
 
 
+def window_draws(n_resamples: int, n_windows: int, seed: int) -> np.ndarray:
+    """The window half of the bootstrap (``PLAN.md`` section 5): row *b* holds the ``n_windows``
+    window indices, drawn with replacement, of resample *b*,
+    ``numpy.random.default_rng(seed).integers(0, n_windows, size=(n_resamples, n_windows))``.
+    The same rows for every model and seed, so the pairing by window is kept."""
+    n_resamples = int(n_resamples)
+    if n_resamples < 1 or n_windows < 1:
+        raise ValueError("n_resamples and n_windows must be >= 1")
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_windows, size=(n_resamples, n_windows))
+
+
+def supported_lengths(
+    curves: np.ndarray, ref_len: int, *, margin: float, window: int, persist: int
+) -> np.ndarray:
+    """:func:`ropelab.lab.evaluate.supported_length` of every row of ``curves`` ``(B, L)`` at
+    once (int64; -1 where censored)."""
+    c = np.asarray(curves, dtype=np.float64)
+    if c.ndim != 2 or c.shape[1] <= ref_len or not 1 <= window <= ref_len:
+        raise ValueError(f"curves must be (B, L) with L > ref_len = {ref_len}")
+    reference = c[:, ref_len // 2 : ref_len].mean(1, keepdims=True)
+    cum = np.concatenate([np.zeros((c.shape[0], 1)), np.cumsum(c, axis=1)], axis=1)
+    smooth = (cum[:, window:] - cum[:, :-window]) / window  # (B, L - window + 1)
+    centres = np.arange(smooth.shape[1]) + window // 2
+    above = smooth > reference + margin
+    span = max(1, int(persist))
+    below = np.concatenate(
+        [np.zeros((c.shape[0], 1), dtype=np.int64), np.cumsum(~above, axis=1)], axis=1
+    )
+    stop = np.minimum(np.arange(above.shape[1]) + span, above.shape[1])
+    ok = above & (below[:, stop] - below[:, : above.shape[1]] == 0) & (centres >= ref_len)
+    first = np.argmax(ok, axis=1)
+    return np.where(ok.any(axis=1), centres[first] + 1, -1)
+
+
+def bootstrap_lengths(
+    window_loss: np.ndarray, plan: Plan, draws: np.ndarray, persist: int, chunk: int = 500
+) -> np.ndarray:
+    """The supported length (full resolution) of the window-averaged curve of every window
+    resample in ``draws`` (:func:`window_draws`), int16, -1 where censored."""
+    w = np.asarray(window_loss, dtype=np.float64)
+    n = w.shape[0]
+    out = np.empty(draws.shape[0], dtype=np.int16)
+    for i in range(0, draws.shape[0], chunk):
+        rows = draws[i : i + chunk]
+        counts = np.zeros((rows.shape[0], n))
+        np.add.at(counts, (np.arange(rows.shape[0])[:, None], rows), 1.0)
+        curves = counts @ w / rows.shape[1]
+        out[i : i + chunk] = supported_lengths(
+            curves, plan.train_len, margin=plan.margin, window=plan.smooth_window,
+            persist=persist,
+        )  # fmt: skip
+    return out
+
+
 def measure(
-    window_loss: np.ndarray, plan: Plan, t_extra: float | None
+    window_loss: np.ndarray,
+    plan: Plan,
+    t_extra: float | None,
+    draws: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The scalar measures (``PLAN.md`` section 3) and the arrays of one model's record, from
-    its per-window losses ``(n_windows, eval_len)``."""
+    its per-window losses ``(n_windows, eval_len)``; with ``draws`` (:func:`window_draws`) also
+    the supported length of every window resample under both rules (``boot_registered``,
+    ``boot_original``)."""
     w = np.asarray(window_loss, dtype=np.float64)
     if w.ndim != 2 or w.shape[1] != plan.eval_len or not np.all(np.isfinite(w)):
         raise ValueError(f"window_loss must be finite, (n_windows, {plan.eval_len})")
@@ -223,6 +286,9 @@ def measure(
         "window_within": nan if extra is None else w[:, t:extra].mean(1),
         "window_past_extra": nan if extra is None else w[:, extra:].mean(1),
     }
+    if draws is not None:
+        arrays["boot_registered"] = bootstrap_lengths(w, plan, draws, plan.persist)
+        arrays["boot_original"] = bootstrap_lengths(w, plan, draws, 0)
     context, binned = bin_curve(curve, width)
     binned16 = arrays["window_loss"].astype(np.float64).mean(0)
 
@@ -361,6 +427,7 @@ def status(plan: Plan, seeds: Sequence[int], out: str | os.PathLike) -> dict[str
 def _run_task(
     plan: Plan, task: Task, out: Path, paths: dict[str, Path], *, plan_sha256: str | None,
     command: str, device: str | None, progress: bool, corpus: Any,
+    bootstrap: tuple[int, int] | None,
 ) -> dict[str, Any]:  # fmt: skip
     run, spec = task.run, task.run.spec
     cfg = plan.train_config(spec, run.replicate)
@@ -387,7 +454,12 @@ def _run_task(
     )  # fmt: skip
     eval_wall = time.perf_counter() - t0
     prediction = predicted(plan, spec)
-    measured, arrays = measure(window_loss, plan, prediction["t_extra"])
+    t1 = time.perf_counter()
+    draws = (
+        None if bootstrap is None else window_draws(bootstrap[0], plan.eval_windows, bootstrap[1])
+    )
+    measured, arrays = measure(window_loss, plan, prediction["t_extra"], draws)
+    measure_wall = time.perf_counter() - t1
     state = load_checkpoint(paths[run.id])
     record = {
         "format": RECORD_FORMAT,
@@ -418,6 +490,10 @@ def _run_task(
             "length": plan.eval_len,
             "n_windows": plan.eval_windows,
             "wall_time_s": round(eval_wall, 2),
+            "measure_wall_s": round(measure_wall, 2),
+            "bootstrap": None
+            if bootstrap is None
+            else {"resamples": bootstrap[0], "window_draw_seed": bootstrap[1]},
         },
         "corpus_sha256": corpus.sha256,
         "command": command,
@@ -440,13 +516,15 @@ def run_registered(
     verbose: bool = True,
     wait_s: float = 30.0,
     max_tasks: int | None = None,
+    bootstrap: tuple[int, int] | None = None,
 ) -> list[str]:
     """Train, evaluate and record every model of every seed in ``seeds`` (module docstring).
 
     Skips what has a record, claims one model at a time, waits ``wait_s`` seconds (and looks
     again) when every model left is claimed by another process or waits for a pre-training in
-    progress; stops after ``max_tasks`` models (``None``: when everything is recorded). Returns
-    the ids recorded by this call.
+    progress; stops after ``max_tasks`` models (``None``: when everything is recorded).
+    ``bootstrap``: ``(resamples, window_draw_seed)`` of :func:`window_draws`, to record the
+    supported length of every window resample. Returns the ids recorded by this call.
     """
     from .corpus import load_corpus
 
@@ -487,7 +565,7 @@ def run_registered(
                 print(f"seed {task.seed} {task.name}: start", file=sys.stderr, flush=True)
             record = _run_task(
                 plan, task, out, paths, plan_sha256=plan_sha256, command=command, device=device,
-                progress=progress, corpus=corpus,
+                progress=progress, corpus=corpus, bootstrap=bootstrap,
             )  # fmt: skip
             recorded.append(task.id)
             if verbose:
@@ -550,6 +628,7 @@ def main(argv: list[str] | None = None) -> int:
         command=shlex.join(["python", "-m", "ropelab.lab.registered", *args_list]),
         device=args.device, progress=args.progress, wait_s=0.0 if args.no_wait else 30.0,
         max_tasks=args.max_models,
+        bootstrap=(registered["bootstrap_resamples"], registered["window_draw_seed"]),
     )  # fmt: skip
     print(f"recorded {len(recorded)} models: {', '.join(recorded) or '-'}")
     return 0
