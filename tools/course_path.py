@@ -478,8 +478,9 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
         "数一数在训练长度内走完全周期（full period）的子空间；其余的在训练中从未转满一圈。",
     ),
     ("04_theta_spectrum", "Explore the spectrum"): (
-        "Live: change the base and watch the slow planes stretch; hand out the second problem set.",
-        "现场演示：改变底数（base），看低频（slow plane）的子空间被拉长；然后布置第二份习题。",
+        "Live: change the base and watch the wavelengths of the slow planes stretch; hand out "
+        "the second problem set.",
+        "现场演示：改变底数（base），看低频（slow plane）子空间的周期（wavelength）被拉长；然后布置第二份习题。",
     ),
 }
 
