@@ -149,14 +149,17 @@ class Task:
 
     @property
     def seed(self) -> int:
+        """The seed (the run's replicate)."""
         return self.run.replicate
 
     @property
     def name(self) -> str:
+        """The model's name in the plan (``pretrain``, ``ft-1e6``, ...)."""
         return self.run.spec.name
 
     @property
     def id(self) -> str:
+        """The run id, as in the checkpoint names (``ft-1e6-s3``)."""
         return self.run.id
 
 
