@@ -2183,7 +2183,7 @@
 
   const KINDS = {
     rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410 },
-    complex_pair: { compute: complexPairData, draw: drawComplexPair, readout: complexPairReadout, height: 420 },
+    complex_pair: { compute: complexPairData, draw: drawComplexPair, readout: complexPairReadout, height: 440 },
     complex_score: { compute: complexScoreData, draw: drawComplexScore, readout: complexScoreReadout, height: 440 },
     block_matrix: { compute: blockData, draw: drawBlocks, readout: blocksReadout, height: 470 },
     precision: { compute: precisionData, draw: drawPrecision, readout: precisionReadout, height: 450 },
