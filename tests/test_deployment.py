@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -133,7 +134,15 @@ def test_no_guessed_address_in_the_built_site_and_its_notebooks():
         match = GUESSED.search(path.read_text(encoding="utf-8", errors="replace"))
         if match:
             found.append(f"{path.relative_to(site)}: {match.group(0)}")
-    assert checked > 50 and not found, found
+    bundles = [*site.rglob("wheels/*.whl"), *site.rglob("downloads/*.zip")]
+    for bundle in bundles:  # the wheel's metadata (the README) and the zips' notebooks
+        with zipfile.ZipFile(bundle) as archive:
+            for name in archive.namelist():
+                if name.endswith((".ipynb", "METADATA")):
+                    text = archive.read(name).decode("utf-8", errors="replace")
+                    if GUESSED.search(text):
+                        found.append(f"{bundle.relative_to(site)}: {name}")
+    assert checked > 50 and len(bundles) > 10 and not found, found
 
 
 def _pdf_text(pdf: Path) -> str:

@@ -132,7 +132,7 @@ def bake_setup_cell(notebook: dict, url: str) -> dict:
 
 def _sources_newer_than(path: Path) -> bool:
     stamp = path.stat().st_mtime
-    files = [ROOT / "pyproject.toml", *(ROOT / "src").rglob("*")]
+    files = [ROOT / "pyproject.toml", ROOT / "README.md", *(ROOT / "src").rglob("*")]
     return any(
         f.is_file() and "__pycache__" not in f.parts and f.stat().st_mtime > stamp for f in files
     )
