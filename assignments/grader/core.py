@@ -176,7 +176,7 @@ def student_traceback(error: BaseException, path: Path | None = None) -> str:
             where = f" (line {frame.lineno} of your module: {frame.line})"
         elif path is None and "grader" not in frame.filename:
             where = f" (line {frame.lineno}: {frame.line})"
-    return f"{type(error).__name__}: {error}{where}"
+    return f"{type(error).__name__}: {str(error).strip()}{where}"
 
 
 def grade(ps: str, student_id: str, submission: str | Path) -> Result:

@@ -91,7 +91,7 @@ def _rope_check(module, sheet, name: str, layout: str) -> str:
     except Exception as error:
         message = (
             f"{name}(x, positions, base) raised {type(error).__name__}: "
-            f"{error}." + _swapped(error, sheet)
+            f"{str(error).strip()}." + _swapped(error, sheet)
         )
         raise Fail(
             message + "\n" + hf.diagnosis(as_fn, layout, sheet.dim, sheet.base)

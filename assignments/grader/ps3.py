@@ -214,10 +214,12 @@ def llama3_check(module, sheet) -> str:
     ):
         planes = np.flatnonzero(wrong & mask)
         if planes.size:
-            bands.append(
-                f"{band}: planes {planes.min()} to {planes.max()} wrong "
-                f"(they are {rule})"
+            which = (
+                f"plane {planes[0]}"
+                if planes.size == 1
+                else f"planes {planes.min()} to {planes.max()}"
             )
+            bands.append(f"{band}: {which} wrong (this band is {rule})")
     raise Fail(
         "llama3_inv_freq differs from transformers' 'llama3' rope type in "
         + "; ".join(bands)
