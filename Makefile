@@ -69,7 +69,10 @@ book: $(RUNTIME_STAMP) assets kit
 #   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
 #   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm), each
 #            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt)
-#   student  the site without the solutions (ropelab_edition: student), into $(KIT)/student
+#   student  the student edition (issue 31), built from student notebooks (no solution cells),
+#            English into $(KIT)/student and Chinese into $(KIT)/student/zh, self-contained
+#            (no link leaves student/, no repository or launch button); also the kit's
+#            student-notebooks/ and, for instructors only, answer-key/ (tools/build_student.py)
 #   zh       the Chinese edition (issue 27): the notebooks' code and outputs, the prose from the
 #            translation store book/zh/ (tools/build_zh.py), into $(KIT)/zh
 KIT := _build/kit
@@ -99,8 +102,8 @@ student: $(RUNTIME_STAMP) assets
 zh: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 
-# The student site copies the PDFs, figures and slides it links to and links to the Chinese
-# pages: it comes last.
+# The student site copies the PDFs, figures and slides it links to, builds its own Chinese
+# student edition and copies the PDFs into the answer key: it comes last.
 kit: pdf figures slides
 	$(BIN)/python tools/build_assignments.py --kit $(KIT)
 	$(BIN)/python tools/build_zh.py --out $(KIT)/zh

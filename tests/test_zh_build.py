@@ -215,10 +215,14 @@ def test_every_page_links_to_itself_in_the_other_language(relative):
         target = (page.parent / href).resolve()
         assert target == (SITE / other / relative).resolve(), f"{page} -> {href}"
         assert target.is_file(), f"{page} links to a missing {target}"
-    student = SITE / "student" / relative
-    if student.is_file():
-        href, shown = _switch(student)
-        assert (student.parent / href).resolve() == (SITE / ZH / relative).resolve()
+    # The student edition (issue 31): between student/ and student/zh/, never the full zh/.
+    student = SITE / "student"
+    for edition, other in (("", f"{ZH}/"), (f"{ZH}/", "")):
+        page = student / edition / relative
+        href, _ = _switch(page)
+        target = (page.parent / href).resolve()
+        assert target == (student / other / relative).resolve(), f"{page} -> {href}"
+        assert target.is_file(), f"{page} links to a missing {target}"
 
 
 def test_chinese_pages_number_in_chinese():
