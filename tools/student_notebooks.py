@@ -165,7 +165,7 @@ def student_notebook(nb: dict) -> dict:
     kept, _ = _split_gated(nb["cells"])
     cells = []
     for cell in kept:
-        if cell["cell_type"] == "markdown":
+        if cell["cell_type"] == "markdown" and SOLUTION_BLOCK.search(cell_source(cell)):
             text = SOLUTION_BLOCK.sub("", cell_source(cell))
             if not text.strip():
                 continue
