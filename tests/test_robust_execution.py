@@ -51,11 +51,21 @@ def _hang_first(monkeypatch, times: int) -> list[int]:
     return calls
 
 
-def test_a_notebook_runs_unchanged(tmp_path):
+def test_a_notebook_runs_unchanged_with_its_kernel_on_unix_sockets(monkeypatch, tmp_path):
+    transports = []
+    original = robust_execution.IpcKernelManager.write_connection_file
+
+    def record(self, **kwargs):
+        transports.append(self.transport)
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(robust_execution.IpcKernelManager, "write_connection_file", record)
     nb = _notebook()
     result = robust_execution.execute_with_retry(nb, str(tmp_path), 60, False)
     assert result.err is None
     assert nb.cells[0].outputs[0]["text"] == "42\n"
+    assert transports == ["ipc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no socket left beside the notebook
 
 
 def test_a_lost_reply_fails_in_the_stall_time_not_the_cell_timeout(monkeypatch, tmp_path):

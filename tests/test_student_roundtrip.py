@@ -18,7 +18,10 @@ The chapters with the heaviest needs: the lab's chapter 7, chapter 8 (transforme
 (``gguf``), and one student notebook (``tools/student_notebooks.py`` on a chapter's download,
 what the student edition offers). ``ROPELAB_EXPLORE_SCRIPT=page`` is the one setting the
 kernels get from the test: the committed outputs are the site's (page mode), see conftest.py.
-Marked ``roundtrip``; ``make test`` runs it (about four minutes on 2 cores, most of it pip).
+Marked ``roundtrip``; ``make test`` runs it. The site builds while the environment is made;
+measured on a 2-core machine shared with other builds (load average about 6): 9.6 min, of which
+the environment (torch) 1.3-4.6 min, the first setup cell (ropelab[book] and its dependencies)
+64-74 s, each later one 4-13 s; ``-s`` prints the times.
 """
 
 from __future__ import annotations
@@ -74,39 +77,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The quick site built for ``http://127.0.0.1:<port>`` and served there."""
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    out = tmp_path_factory.mktemp("roundtrip-site")
-    start = time.monotonic()
-    build = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "ROPELAB_SITE_URL": url},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    TIMES["site build"] = time.monotonic() - start
-    html = out / "_build" / "html"
-    handler = functools.partial(_Quiet, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield {"url": url, "html": html, "server": server}
-    server.shutdown()
-    server.server_close()
-    print("\nround trip, seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in TIMES.items()))
-
-
-@pytest.fixture(scope="module")
-def student_env(tmp_path_factory):
+def _fresh_venv(venv: Path) -> Path:
     """A fresh virtual environment with only torch and the tools that run a notebook."""
-    venv = tmp_path_factory.mktemp("student-venv") / "venv"
-    start = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_clean_env())
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
@@ -121,8 +93,41 @@ def student_env(tmp_path_factory):
         cwd=venv,
     )
     assert found.stdout.strip() == "None", "the fresh environment must not have ropelab"
-    TIMES["fresh venv"] = time.monotonic() - start
     return python
+
+
+@pytest.fixture(scope="module")
+def roundtrip(tmp_path_factory):
+    """The quick site built for ``http://127.0.0.1:<port>`` and served there, and the fresh
+    environment (made while the site builds)."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    out = tmp_path_factory.mktemp("roundtrip-site")
+    start = time.monotonic()
+    build = subprocess.Popen(
+        [sys.executable, str(ROOT / "tools" / "build_site.py"), "--out", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "ROPELAB_SITE_URL": url},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        python = _fresh_venv(tmp_path_factory.mktemp("student-venv") / "venv")
+        TIMES["fresh venv"] = time.monotonic() - start
+    finally:
+        log, _ = build.communicate()
+    assert build.returncode == 0, log[-5000:]
+    TIMES["site build and fresh venv"] = time.monotonic() - start
+    html = out / "_build" / "html"
+    handler = functools.partial(_Quiet, directory=str(html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield {"url": url, "html": html, "server": server, "python": python}
+    server.shutdown()
+    server.server_close()
+    print("\nround trip, seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in TIMES.items()))
 
 
 def _get(url: str) -> bytes:
@@ -198,7 +203,8 @@ def _installed_from(python: Path) -> str:
     return json.loads(done.stdout)["url"]
 
 
-def _run_chapter(site: dict, python: Path, notebook: Path, label: str) -> None:
+def _run_chapter(site: dict, notebook: Path, label: str) -> None:
+    python = site["python"]
     _uninstall_ropelab(python)
     start = time.monotonic()
     done = _nbval(python, notebook)
@@ -214,7 +220,8 @@ def _run_chapter(site: dict, python: Path, notebook: Path, label: str) -> None:
     assert _installed_from(python) == f"{site['url']}/wheels/{wheel}"
 
 
-def test_the_site_offers_each_chapter_with_its_wheel_address(site):
+def test_the_site_offers_each_chapter_with_its_wheel_address(roundtrip):
+    site = roundtrip
     for stem in [*CHAPTERS, STUDENT_CHAPTER]:
         page_url = f"{site['url']}/notebooks/{stem}.html"
         page = _get(page_url).decode("utf-8")
@@ -226,34 +233,35 @@ def test_the_site_offers_each_chapter_with_its_wheel_address(site):
     assert len(wheels) == 1 and wheels[0].stat().st_size > 100_000
 
 
-def test_chapters_run_from_the_served_wheel(site, student_env, tmp_path):
+def test_chapters_run_from_the_served_wheel(roundtrip, tmp_path):
     """The first chapter's setup cell installs ropelab[book] with its dependencies (timed as
     "first install"), the next ones ropelab alone."""
     for index, stem in enumerate(CHAPTERS):
-        notebook = _download_notebook(site, stem, tmp_path / stem)
+        notebook = _download_notebook(roundtrip, stem, tmp_path / stem)
         label = f"{stem} (with the first install)" if index == 0 else stem
-        _run_chapter(site, student_env, notebook, label)
+        _run_chapter(roundtrip, notebook, label)
 
 
-def test_a_student_notebook_runs_from_the_served_wheel(site, student_env, tmp_path):
+def test_a_student_notebook_runs_from_the_served_wheel(roundtrip, tmp_path):
     sys.path.insert(0, str(ROOT / "tools"))
     try:
         from student_notebooks import student_notebook
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    downloaded = _download_notebook(site, STUDENT_CHAPTER, tmp_path / "download")
+    downloaded = _download_notebook(roundtrip, STUDENT_CHAPTER, tmp_path / "download")
     chapter = json.loads(downloaded.read_text(encoding="utf-8"))
     student = student_notebook(chapter)
     assert len(student["cells"]) < len(chapter["cells"]), "no solution was removed"
     notebook = tmp_path / "student" / f"{STUDENT_CHAPTER}.ipynb"
     notebook.parent.mkdir()
     notebook.write_text(json.dumps(student, indent=1, ensure_ascii=False) + "\n")
-    _run_chapter(site, student_env, notebook, f"student {STUDENT_CHAPTER}")
+    _run_chapter(roundtrip, notebook, f"student {STUDENT_CHAPTER}")
 
 
-def test_a_chapter_zip_runs_offline(site, student_env, tmp_path):
+def test_a_chapter_zip_runs_offline(roundtrip, tmp_path):
     """The zip alone: the server stopped, pip without an index; the wheel beside the notebook
     is what the setup cell installs."""
+    site, student_env = roundtrip, roundtrip["python"]
     page_url = f"{site['url']}/notebooks/{ZIP_CHAPTER}.html"
     archive = tmp_path / f"{ZIP_CHAPTER}.zip"
     archive.write_bytes(_get(_link(page_url, _get(page_url).decode("utf-8"), ".zip")))

@@ -18,6 +18,11 @@ reply) looks the same from the client, so the build guards against the signature
 * **one retry**: a notebook whose run stalled, or whose kernel died or did not start (nbclient's
   ``startup_timeout`` is set to ``STARTUP_SECONDS``), runs once more in a fresh kernel, with a
   log line saying so; a second failure fails the build loudly (``-W``);
+* **IPC transport**: the kernel talks over Unix sockets in Jupyter's runtime folder, not TCP
+  ports on 127.0.0.1. jupyter_client picks TCP ports by binding port 0 and releasing it, so on
+  a machine where several builds and test runs start kernels at once another process can take
+  a port before the kernel binds it; sockets named per kernel cannot collide (and ipykernel
+  7.4 stops warning that the kernel runs unencrypted over TCP);
 * the per-cell ``execute.timeout`` of ``_config.yml`` still bounds a cell that really runs.
 
 Only myst-nb's direct execution (``execute_notebooks: force``, what ``make book`` uses) is
@@ -29,13 +34,18 @@ from __future__ import annotations
 import asyncio
 import copy
 import traceback
+import uuid
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
+from jupyter_client import AsyncKernelManager
+from jupyter_core.paths import jupyter_runtime_dir
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from sphinx.application import Sphinx
 from sphinx.util import logging
+from traitlets import default
 
 LOGGER = logging.getLogger(__name__)
 
@@ -46,6 +56,22 @@ STALL_SECONDS = 60
 STARTUP_SECONDS = 120
 #: Runs of a notebook: the first and one retry.
 ATTEMPTS = 2
+
+
+class IpcKernelManager(AsyncKernelManager):
+    """jupyter_client's kernel manager with the kernel on Unix sockets (``transport="ipc"``)."""
+
+    @default("transport")
+    def _default_transport(self) -> str:
+        return "ipc"
+
+    @default("ip")
+    def _default_ip(self) -> str:
+        # An absolute prefix: the default is relative ("kernel-ipc"), and the kernel runs in the
+        # notebook's folder while the client runs in the build's, so both would miss each other.
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(parents=True, exist_ok=True)
+        return str(runtime / f"ropelab-kernel-{uuid.uuid4().hex[:12]}")
 
 
 class KernelStalled(CellTimeoutError):
@@ -134,7 +160,7 @@ def execute_with_retry(
                 allow_errors=allow_errors,
                 record_timing=record_timing,
                 startup_timeout=STARTUP_SECONDS,
-                **kwargs,
+                **{"kernel_manager_class": IpcKernelManager, **kwargs},
             ).execute()
             break
         except (KernelStalled, DeadKernelError, RuntimeError) as err:
