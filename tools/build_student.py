@@ -113,6 +113,11 @@ def zh_student_config(root: Path = ROOT) -> dict:
     return config
 
 
+#: The package and its pins, copied beside the student notebooks so that the folder runs on
+#: Binder as a repository of its own.
+PACKAGE_FILES = ("pyproject.toml", "requirements.txt", "binder", "src")
+
+
 def write_kit_files(kit: Path, zh_tree: Path | None) -> None:
     """The student notebooks and the answer key into the kit (the answer key's
     ``assignments/`` is left as it is)."""
@@ -120,6 +125,17 @@ def write_kit_files(kit: Path, zh_tree: Path | None) -> None:
     shutil.rmtree(notebooks, ignore_errors=True)
     write_student_notebooks(ROOT, notebooks)
     (notebooks / "README.md").write_text(STUDENT_README, encoding="utf-8")
+    # What Binder needs to run them (binder/ installs requirements.txt: the pins and `-e .`).
+    for name in PACKAGE_FILES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(
+                source,
+                notebooks / name,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"),
+            )
+        elif source.is_file():
+            shutil.copyfile(source, notebooks / name)
     key = kit / ANSWER_KEY_DIR
     for folder in ("notebooks", "zh"):
         shutil.rmtree(key / folder, ignore_errors=True)
@@ -139,7 +155,10 @@ STUDENT_README = """# RoPE, derived and run: the student notebooks
 One notebook per chapter (`notebooks/`), the cheat sheet (`book/cheatsheet.ipynb`) and the
 Chinese ones (`zh/`), with every exercise and without the solutions: the notebooks of the
 student edition of the book, with the chapters' executed outputs. The first cell installs
-`ropelab`, the book's package, when it is missing.
+`ropelab`, the book's package, when it is missing. The package (`src/`, `pyproject.toml`) and
+its pins (`requirements.txt`, `binder/`) are here too, so that Binder runs the notebooks from
+this folder published as a repository (`ROPELAB_STUDENT_REPOSITORY` points the student
+edition's launch buttons at it).
 
 Built by `tools/build_student.py` from the book's notebooks. A course may publish this folder
 as its students' repository; never publish the book's own repository to students: it holds
