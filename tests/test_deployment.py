@@ -191,12 +191,12 @@ def test_no_setting_turns_every_button_off(monkeypatch):
         assert options["launch_buttons"]["colab_url"] == ""
 
 
-def test_the_repository_enables_binder_and_colab_but_never_in_the_student_edition(monkeypatch):
+def test_the_repository_enables_binder_but_never_in_the_student_edition(monkeypatch):
     repository = "https://github.com/example/rope-book"
     options = _buttons(monkeypatch, "instructor", ROPELAB_REPOSITORY=repository)
     assert options["repository_url"] == repository and options["use_repository_button"]
     assert options["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
-    assert options["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert options["launch_buttons"]["colab_url"] == ""  # Colab: the site's notebook download
     assert options["repository_branch"] == "main" and options["path_to_docs"] == ""
     student = _buttons(monkeypatch, "student", ROPELAB_REPOSITORY=repository)
     assert student["repository_url"] == "" and student["launch_buttons"]["binderhub_url"] == ""
@@ -206,7 +206,7 @@ def test_the_repository_enables_binder_and_colab_but_never_in_the_student_editio
     )
     assert student["repository_url"] == own
     assert student["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
-    assert student["launch_buttons"]["colab_url"] == ""  # Colab opens GitHub repositories only
+    assert student["launch_buttons"]["colab_url"] == ""
 
 
 def test_settings_must_be_web_addresses(monkeypatch):

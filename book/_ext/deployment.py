@@ -9,8 +9,9 @@ Three environment variables, all optional, set by whoever deploys the site:
   notebook to Colab, runs its first cell, and has the package.
 * ``ROPELAB_REPOSITORY``: a public Git repository holding this book (``https://github.com/…``):
   the instructor and Chinese editions get the repository button and the Binder button
-  (``binder/`` installs the same pins), and the Colab button when it is on GitHub;
-  ``ROPELAB_BRANCH`` names its branch (default ``main``).
+  (``binder/`` installs the same pins); ``ROPELAB_BRANCH`` names its branch (default
+  ``main``). There is no Colab button: it would open the committed notebook from the
+  repository, which knows no wheel; on Colab a student uploads the site's notebook download.
 * ``ROPELAB_STUDENT_REPOSITORY``: the same for the student edition, a repository holding the
   student notebooks only. The student edition never links ``ROPELAB_REPOSITORY`` (it holds the
   solutions); without this setting it has no repository or launch button at all.
@@ -186,8 +187,9 @@ def configure_buttons(app: Sphinx, config: Any) -> None:
     options = dict(config.html_theme_options or {})
     launch = dict(options.get("launch_buttons") or {})
     launch["binderhub_url"] = "https://mybinder.org" if repository else ""
-    on_github = urlparse(repository).netloc == "github.com"
-    launch["colab_url"] = "https://colab.research.google.com" if on_github else ""
+    # No Colab button: it opens the committed notebook from GitHub, whose setup cell knows no
+    # wheel; on Colab a student uploads the notebook downloaded from the site (or its zip).
+    launch["colab_url"] = ""
     launch["jupyterhub_url"] = ""
     launch["thebe"] = False
     options["launch_buttons"] = launch
