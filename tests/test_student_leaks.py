@@ -9,7 +9,8 @@ A lecturer posts ``student/`` alone. The crawl starts at ``student/index.html`` 
 * a link leaves ``student/`` (to the instructor pages, the full Chinese edition, the kit's
   instructor PDF, the answer key), or goes to an outside host that is not one of the
   references the book cites (:data:`ALLOWED_HOSTS`, :data:`ALLOWED_GITHUB_OWNERS`: papers,
-  other projects' issues; the book's own repository holds the solutions and is not one);
+  other projects' issues; the book's own repository holds the solutions and is not one) or
+  the students' own repository a deployment names (``ROPELAB_STUDENT_REPOSITORY``);
 * anything reachable holds a solution: a solution's directive (``{solution} LABEL``,
   ``{solution-start} LABEL``), its HTML (``div.solution``, a ``…-solution-N`` anchor), the
   title "Solution to", a distinctive sentence of a solution's prose (English and Chinese), a
@@ -268,8 +269,24 @@ class Crawl:
         owner = parts.path.strip("/").split("/")[0]
         if host in ALLOWED_HOSTS or (host == "github.com" and owner in ALLOWED_GITHUB_OWNERS):
             return True
+        if student_repository_link(url):
+            return True
         self.problems.append(f"{where}: links outside the student edition: {url}")
         return False
+
+
+def student_repository_link(url: str) -> bool:
+    """A link to the students' own repository, or a Colab or Binder button that opens it, when
+    the deployment names one (``ROPELAB_STUDENT_REPOSITORY``, book/_ext/deployment.py): it
+    holds the student notebooks only."""
+    repository = os.environ.get("ROPELAB_STUDENT_REPOSITORY", "").strip().rstrip("/")
+    if not repository:
+        return False
+    if url.startswith(repository + "/") or url == repository:
+        return True
+    name = urlsplit(repository).path.strip("/").removesuffix(".git")
+    host = urlsplit(url).hostname or ""
+    return host in ("colab.research.google.com", "mybinder.org") and f"/{name}/" in url + "/"
 
 
 def _html_links(soup: BeautifulSoup) -> list[str]:
@@ -528,10 +545,17 @@ def _rewrite(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+#: A launch button to the book's full notebooks (the kind the student edition had).
+COLAB = (
+    "https://colab.research.google.com/github/ropelab/rope-derived-and-run/blob/main/"
+    "notebooks/01_rotation_2d.ipynb"
+)
+
+
 def test_a_planted_leak_fails_the_crawl(tmp_path):
-    """A copy of the student site with three leaks: a page linking the instructor PDF, a
-    Chinese page linking the full Chinese edition, a solution put back into a notebook
-    download. The crawl reports each."""
+    """A copy of the student site with four leaks: a page linking the instructor PDF and a
+    launch button to the full notebook, a Chinese page linking the full Chinese edition, a
+    solution put back into a notebook download. The crawl reports each."""
     student = tmp_path / "html" / STUDENT_DIR
     _hardlinked_copy(need(STUDENT), student)
     page = student / "notebooks" / "01_rotation_2d.html"
@@ -539,7 +563,10 @@ def test_a_planted_leak_fails_the_crawl(tmp_path):
     _rewrite(
         page,
         html.replace(
-            "</article>", '<a href="../../kit/rope-derived-and-run.pdf">PDF</a></article>', 1
+            "</article>",
+            f'<a href="../../kit/rope-derived-and-run.pdf">PDF</a><a href="{COLAB}">Colab</a>'
+            "</article>",
+            1,
         ),
     )
     zh_page = student / ZH_DIR / "notebooks" / "02_complex_derivation.html"
@@ -562,6 +589,7 @@ def test_a_planted_leak_fails_the_crawl(tmp_path):
     report = "\n".join(result.problems)
     print(report)
     assert "links outside student/: ../../kit/rope-derived-and-run.pdf" in report
+    assert f"links outside the student edition: {COLAB}" in report
     assert "links outside student/: ../../../zh/notebooks/02_complex_derivation.html" in report
     assert (
         f"student/_sources/notebooks/03_block_diagonal.ipynb: solution output of {planted.label}"
