@@ -147,6 +147,13 @@ def build_wheel() -> Path:
         return found[-1]
     WHEEL_CACHE.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=WHEEL_CACHE.parent, prefix="site-wheel-") as tmp:
+        # From a copy of what the wheel is made of, so that setuptools' build/ and egg-info
+        # land there, not in the repository; the build environment's setuptools, no index.
+        copy = Path(tmp) / "source"
+        ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+        shutil.copytree(ROOT / "src", copy / "src", ignore=ignore)
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy2(ROOT / name, copy / name)
         subprocess.run(
             [
                 sys.executable,
@@ -154,11 +161,12 @@ def build_wheel() -> Path:
                 "pip",
                 "wheel",
                 "--no-deps",
+                "--no-build-isolation",
                 "--quiet",
                 "--disable-pip-version-check",
                 "-w",
                 tmp,
-                str(ROOT),
+                str(copy),
             ],
             check=True,
         )
