@@ -19,9 +19,9 @@ The chapters with the heaviest needs: the lab's chapter 7, chapter 8 (transforme
 what the student edition offers). ``ROPELAB_EXPLORE_SCRIPT=page`` is the one setting the
 kernels get from the test: the committed outputs are the site's (page mode), see conftest.py.
 Marked ``roundtrip``; ``make test`` runs it. The site builds while the environment is made;
-measured on a 2-core machine shared with other builds (load average about 6): 9.6 min, of which
-the environment (torch) 1.3-4.6 min, the first setup cell (ropelab[book] and its dependencies)
-64-74 s, each later one 4-13 s; ``-s`` prints the times.
+measured on a 2-core machine shared with other builds: 3.7 min at a load average of about 3
+(site build and environment 69 s, the first setup cell, ropelab[book] with its dependencies,
+33 s, each later one 3-4 s), 9.6 min at about 6; ``-s`` prints the times.
 """
 
 from __future__ import annotations
