@@ -201,3 +201,65 @@ def test_the_page_names_each_problem_set_with_a_lecture():
     for name in cp.PROBLEM_SETS:
         assert f"**Problem set**: `{name}`" in text, name
     assert "answer" not in text.lower(), "a student page must not point at the answer key"
+
+
+# --- the decks read the same markers -------------------------------------------------------------
+
+SLIDE_SECTION = re.compile(r"^<section\b([^>]*)>")
+ATTRIBUTE = re.compile(r'data-(course|section)="([^"]*)"')
+
+
+def deck_markers(path: Path, out: Path) -> list[dict[str, str]]:
+    """Each slide of the chapter's deck, as ``tools/build_slides.py`` builds it: its
+    ``data-course`` and ``data-section`` (empty where the slide carries none)."""
+    import html
+
+    import build_slides
+
+    deck = build_slides.ChapterDeck(path, out, {}).build()
+    found = []
+    for slide in deck.slides:
+        opening = SLIDE_SECTION.match(slide.lstrip())
+        attributes = dict(ATTRIBUTE.findall(opening.group(1))) if opening else {}
+        found.append({k: html.unescape(v) for k, v in attributes.items()})
+    return found
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_each_slide_carries_its_sections_marker(path, tmp_path):
+    """The deck's slide *n* is in the section the teaching page puts it in, with that
+    section's marker: the slides and the path page read one marker and number slides alike."""
+    chapter = cp.read_chapter(path)
+    slides = deck_markers(path, tmp_path)
+    assert len(slides) == chapter.deck_size, f"{path.stem}: deck of {len(slides)} slides"
+    placed = {}
+    for section in chapter.sections:
+        assert section.course == marker_of(path.stem, section.title)
+        for number in section.slides:
+            placed[number] = section
+            slide = slides[number - 1]
+            assert slide.get("section") == section.title, (
+                f"{path.stem}: slide {number} is in {slide.get('section')!r}, "
+                f"the teaching page puts it in {section.title!r}"
+            )
+            assert slide.get("course") == section.course, (
+                f"{path.stem}: slide {number} ({section.title}) is marked {slide.get('course')!r}"
+                f" in the deck, {section.course!r} in the chapter"
+            )
+    unplaced = [n for n, s in enumerate(slides, start=1) if s.get("course") and n not in placed]
+    assert unplaced == [], f"{path.stem}: marked slides no section of the page holds: {unplaced}"
+
+
+def test_optional_sections_have_tagged_slides_somewhere(tmp_path):
+    """The marker reaches a reader of the decks: some deck shows optional slides (with their
+    note), and every optional slide's notes say so."""
+    import build_slides
+
+    optional = 0
+    for path in CHAPTERS:
+        deck = build_slides.ChapterDeck(path, tmp_path, {}).build()
+        for slide in deck.slides:
+            if 'data-course="optional"' in slide.split(">", 1)[0]:
+                optional += 1
+                assert "Optional section" in slide, slide[:200]
+    assert optional >= 5, optional

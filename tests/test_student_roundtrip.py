@@ -136,9 +136,13 @@ def _get(url: str) -> bytes:
         return response.read()
 
 
-def _link(page_url: str, page: str, suffix: str) -> str:
-    """The page's one link ending in ``suffix``, made absolute against the page's address."""
+def _link(page_url: str, page: str, suffix: str, folder: str = "") -> str:
+    """The page's one link ending in ``suffix`` (and, with ``folder``, into that folder of the
+    site: a chapter's prose may link the kit's figures archive too), made absolute against the
+    page's address."""
     links = sorted(set(re.findall(r'href="([^"#]+' + re.escape(suffix) + r')"', page)))
+    if folder:
+        links = [link for link in links if f"{folder}/" in link]
     assert len(links) == 1, f"{page_url}: links ending in {suffix}: {links}"
     return urllib.parse.urljoin(page_url, links[0])
 
@@ -228,7 +232,7 @@ def test_the_site_offers_each_chapter_with_its_wheel_address(roundtrip):
         notebook = json.loads(_get(_link(page_url, page, ".ipynb")))
         setup = "".join(notebook["cells"][0]["source"])
         assert f'WHEEL_URL = "{site["url"]}/wheels/ropelab-' in setup
-        assert _link(page_url, page, ".zip").endswith(f"/downloads/{stem}.zip")
+        assert _link(page_url, page, ".zip", "downloads").endswith(f"/downloads/{stem}.zip")
     wheels = sorted((site["html"] / "wheels").glob("ropelab-*.whl"))
     assert len(wheels) == 1 and wheels[0].stat().st_size > 100_000
 
@@ -264,7 +268,7 @@ def test_a_chapter_zip_runs_offline(roundtrip, tmp_path):
     site, student_env = roundtrip, roundtrip["python"]
     page_url = f"{site['url']}/notebooks/{ZIP_CHAPTER}.html"
     archive = tmp_path / f"{ZIP_CHAPTER}.zip"
-    archive.write_bytes(_get(_link(page_url, _get(page_url).decode("utf-8"), ".zip")))
+    archive.write_bytes(_get(_link(page_url, _get(page_url).decode("utf-8"), ".zip", "downloads")))
     with zipfile.ZipFile(archive) as bundle:
         names = sorted(bundle.namelist())
         bundle.extractall(tmp_path / "unzipped")

@@ -89,12 +89,22 @@ SIDE_CAPTION_ASPECT = 1.45
 #: Cell metadata that names a slide (else its heading, else its section's).
 SLIDE_TITLE_KEY = "slide-title"
 HEADING = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$", re.M)
+SECTION_HEADING = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.M)
+#: The course marker of a section (issue 31): the metadata of the cell that opens the ``##``
+#: section, ``{"ropelab": {"course": "core" | "optional"}}``, which tools/course_path.py reads too.
+COURSE_KEY = "ropelab"
 
 #: ```{directive} argument  and  :::{directive} argument
 DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
 LABELLED_DMATH = re.compile(r"\$\$\s*\(([^)\s]+)\)")
 MATH_LABEL_OPTION = re.compile(r"```\{math\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:\s*(\S+)")
 EXERCISE_LABEL = re.compile(r"[`:]{3,}\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:\s*(\S+)")
+#: In a deck printed to PDF, every link into the site loses its target (the text stays).
+UNLINK_RELATIVE = """() => document.querySelectorAll('a[href]').forEach((a) => {
+  const href = a.getAttribute('href');
+  if (!/^([a-z][a-z0-9+.-]*:|#)/i.test(href)) a.removeAttribute('href');
+})"""
+
 ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attention", "seealso"}
 
 
@@ -180,6 +190,7 @@ class Renderer:
         md.renderer.rules["myst_role"] = self._role
         md.renderer.rules["fence"] = self._fence
         md.renderer.rules["colon_fence"] = self._fence
+        md.renderer.rules["link_open"] = self._link_open
         self.md = md
 
     def render(self, text: str) -> str:
@@ -187,6 +198,20 @@ class Renderer:
 
     def inline(self, text: str) -> str:
         return self.md.renderInline(text)
+
+    def _link_open(self, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        """A link to a page of the book (``../book/notation.md``, ``04_theta_spectrum.ipynb``)
+        goes to its HTML page, which the deck reaches as the notebook did: ``slides/`` and
+        ``notebooks/`` are siblings in the site."""
+        token = tokens[idx]
+        href = token.attrGet("href") or ""
+        if not re.match(r"^[a-z][a-z0-9+.-]*:|^#", href, re.I):
+            page, _, anchor = href.partition("#")
+            page = re.sub(r"\.(md|ipynb)$", ".html", page)
+            if page and "/" not in page:
+                page = f"../notebooks/{page}"
+            token.attrSet("href", page + (f"#{anchor}" if anchor else ""))
+        return self.md.renderer.renderToken(tokens, idx, options, env)
 
     # math: the delimiters MathJax is configured for, inside elements of class "math"
     def _math_inline(self, tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -359,10 +384,17 @@ class Slide:
     body: str
     notes: str
     kind: str  #: "text", "equation", "figure", "output", "explorable", "closing"
+    course: str = ""  #: its section's marker, "core" or "optional" ("" outside a section)
+    section: str = ""  #: the title of the ``##`` section it belongs to
 
     def html(self) -> str:
+        course = (
+            f' data-course="{self.course}" data-section="{html.escape(self.section)}"'
+            if self.course
+            else ""
+        )
         return (
-            f'<section data-cell="{self.cell}" class="slide-{self.kind}">\n'
+            f'<section data-cell="{self.cell}"{course} class="slide-{self.kind}">\n'
             f'<h2 class="slide-title">{self.title}</h2>\n'
             f'<div class="slide-body">\n{self.body}\n</div>\n'
             f'<aside class="notes">{self.notes}</aside>\n</section>'
@@ -420,6 +452,31 @@ class ChapterDeck:
         return chosen
 
     # --- titles and notes
+
+    def section_marker(self, index: int) -> tuple[str, str]:
+        """The ``##`` section cell ``index`` sits in: its title (plain text) and its course
+        marker, ``("", "")`` before the first section."""
+        for i in range(index, -1, -1):
+            cell = self.notebook.cells[i]
+            if cell.cell_type != "markdown":
+                continue
+            headings = SECTION_HEADING.findall(cell.source)
+            if headings:
+                course = cell.metadata.get(COURSE_KEY, {}).get("course", "")
+                return headings[-1], str(course)
+        return "", ""
+
+    def marked(self, slide: Slide) -> Slide:
+        """The slide with its section's course marker; an optional section's slide says so in
+        its notes (the deck shows a tag, and ``?core`` leaves it out)."""
+        slide.section, slide.course = self.section_marker(slide.cell)
+        if slide.course == "optional":
+            slide.notes = (
+                '<p class="course-note"><em>Optional section'
+                f" ({html.escape(slide.section)}): the one- and two-lecture paths of the"
+                " teaching page leave it out.</em></p>\n" + slide.notes
+            )
+        return slide
 
     def section_title(self, index: int) -> str:
         """The heading of the section cell ``index`` sits in (its own first, when it starts
@@ -634,7 +691,7 @@ class ChapterDeck:
                 slide = self.code_slide(index, cell)
                 explorables += slide.kind == "explorable"
                 figures += slide.kind == "figure"
-            slides.append(slide.html())
+            slides.append(self.marked(slide).html())
         remember = [
             i
             for i, c in enumerate(self.notebook.cells)
@@ -771,6 +828,10 @@ def index_page(decks: list[Deck], pdfs: bool = False) -> str:
 Arrow keys move between slides; F is full screen, S the speaker view (with the notes: the
 chapter's explanation of each slide), Esc the overview. The decks work offline: this folder
 holds everything they need. Each deck is also a PDF, one page per slide.</p>
+<p>A slide of a section the chapter marks optional is tagged "optional" beside its title.
+Add <code>?core</code> to a deck's address (<code>02_complex_derivation.html?core</code>) for
+the core sections only: the slides of the one- and two-lecture paths of the book's
+"Teaching with this book" page.</p>
 <ul>
 {rows}
 </ul>
@@ -810,6 +871,9 @@ def export_pdfs(out: Path, decks: list[Deck]) -> list[Path]:
                 "document.documentElement.dataset.deckReady === 'true'", timeout=120_000
             )
             page.wait_for_timeout(300)
+            # a PDF has no site around it: a relative link would print as the builder's file://
+            # address, so the text of such links stays and the link goes
+            page.evaluate(UNLINK_RELATIVE)
             path = target / f"{deck.stem}.pdf"
             page.pdf(
                 path=str(path),

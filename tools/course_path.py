@@ -631,7 +631,10 @@ INTRO = {
         "of the chapter decks that belong to those sections (the decks are under Slides in "
         "the Lecturer's kit menu of each chapter page), the explorables to show live, the "
         "core exercises of its chapters to set, and the problem set that goes with it. The "
-        "one- and two-lecture paths take core sections only.",
+        "one- and two-lecture paths take core sections only. The decks read the same "
+        'markers: a slide of an optional section is tagged "optional" beside its title and '
+        "in its notes, and a deck opened with `?core` after its address (for example "
+        "`slides/02_complex_derivation.html?core`) shows the core sections' slides only.",
     ],
     "zh": [
         "本页为一次、两次或四次 90 分钟的课规划课程。每一章都把自己的每个小节标为核心（初次授课时理解并实现"
@@ -641,7 +644,9 @@ INTRO = {
         "没有一处是手写的，所以章节变了，它也跟着变。",
         "每次课列出它的各个部分（某一章的一个小节及其分钟数）、各章幻灯片中属于这些小节的页（幻灯片在每个"
         "章节页面的讲师工具包菜单的 Slides 下）、要现场演示的可交互图、从这些章节中布置的核心练习，以及与之"
-        "配套的习题。一次课和两次课的方案只用核心小节。",
+        "配套的习题。一次课和两次课的方案只用核心小节。幻灯片读的是同一套标记：选讲小节的幻灯片在标题旁和"
+        "讲稿里标有 optional（选讲），在幻灯片地址后加上 `?core`（例如 "
+        "`slides/02_complex_derivation.html?core`）打开时只显示核心小节的幻灯片。",
     ],
 }
 

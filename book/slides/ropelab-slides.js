@@ -61,7 +61,20 @@
     strip();
   }
 
+  // ?core: the deck of the core sections only (the course marker each slide carries from its
+  // chapter, data-course; the teaching page's one- and two-lecture paths take these).
+  function keepCoreOnly() {
+    if (!new URLSearchParams(window.location.search).has('core')) {
+      return;
+    }
+    for (const section of document.querySelectorAll('.reveal .slides > section[data-course="optional"]')) {
+      section.remove();
+    }
+    document.documentElement.dataset.deckCoreOnly = 'true';
+  }
+
   function start() {
+    keepCoreOnly();
     unlinkSlideNumbers(document.querySelector('.reveal'));
     Reveal.initialize({
       hash: true,

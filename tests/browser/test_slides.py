@@ -177,3 +177,29 @@ def test_slides_index_links_every_deck(open_page, site):
     links = page.evaluate("[...document.querySelectorAll('li a')].map(a => a.getAttribute('href'))")
     assert links == [n for d in DECKS for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")]
     assert log.console_errors == [] and log.external_requests == []
+
+
+def test_core_only_deck_leaves_the_optional_sections_out(open_page, site):
+    """``?core`` after a deck's address shows the slides of core sections only (the course
+    marker the chapter gives each section; issue 31), numbered from 1 without gaps."""
+    relative = "slides/02_complex_derivation.html"
+    if not (site / relative).exists():
+        pytest.fail(f"{relative} is not in the site: make book builds the slides (make slides)")
+    page, log = open_page(relative, width=WIDTH, height=HEIGHT)
+    page.wait_for_function(READY, timeout=60_000)
+    full = page.evaluate("Reveal.getTotalSlides()")
+    optional = page.evaluate(
+        "document.querySelectorAll('.slides > section[data-course=\"optional\"]').length"
+    )
+    assert optional >= 1, f"{relative}: no slide of an optional section"
+    tag = page.evaluate(
+        "getComputedStyle(document.querySelector("
+        "'.slides > section[data-course=\"optional\"] > .slide-title'), '::after').content"
+    )
+    assert "optional" in tag, tag
+    page.goto((site / relative).as_uri() + "?core", wait_until="load")
+    page.wait_for_function(READY, timeout=60_000)
+    assert page.evaluate("Reveal.getTotalSlides()") == full - optional
+    assert page.evaluate("document.querySelectorAll('[data-course=\"optional\"]').length") == 0
+    assert page.evaluate("document.documentElement.dataset.deckCoreOnly") == "true"
+    assert log.page_errors == [], log.page_errors

@@ -36,7 +36,7 @@ def plot_euler(angle: float = 0.9) -> Figure:
     phi = _scalar(angle, "angle")
     point = polar(1.0, phi)
     tip = np.array([point.real, point.imag])
-    fig, ax = new_figure(width=4.8, height=4.6)
+    fig, ax = new_figure(width=6.4, height=4.4)
     _circle(ax, 1.0, color=NEUTRAL, linewidth=1.0, alpha=0.6)
     _arrow(ax, tip, QUERY, r"$e^{i\varphi}$")
     ax.plot([tip[0], tip[0]], [0.0, tip[1]], "--", color=KEY, linewidth=1.4)
@@ -46,7 +46,8 @@ def plot_euler(angle: float = 0.9) -> Figure:
     _arc(ax, 0.0, phi, 0.3, NEUTRAL, r"$\varphi$")
     _plane(ax, 1.25, "real part", "imaginary part")
     ax.set_title(rf"$\varphi = {phi:.2f}$ rad: a point of the unit circle", fontsize="medium")
-    ax.legend(**{**_BELOW, "bbox_to_anchor": (0.5, -0.16)})
+    # the legend beside the circle: a figure wider than tall fills a 16:9 slide
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     return fig
 
 
