@@ -451,7 +451,8 @@ def add_kit_buttons(
         items.append(
             {
                 "type": "link",
-                "url": pathto(TEACHING_DOC),
+                # (pathto gives "#" on the page itself; the menu links the file everywhere)
+                "url": _relative(app, pagename, app.builder.get_target_uri(TEACHING_DOC)),
                 "text": "Teaching with this book",
                 "tooltip": "Course paths of one, two and four lectures",
                 "icon": "fas fa-route",
