@@ -12,11 +12,11 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
 .PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots \
-  texlive pdf figures slides student zh kit portability
+  texlive pdf figures slides pptx libreoffice student zh kit portability
 
 help:
 	@echo "make book       build the site, both editions and the lecturer's kit (creates $(VENV) when missing)"
-	@echo "make kit        the lecturer's kit: make pdf, figures, slides, then the Chinese and student editions"
+	@echo "make kit        the lecturer's kit: make pdf, figures, slides, pptx, then the Chinese and student editions"
 	@echo "make pdf        the book as a PDF: instructor, student and Chinese editions (TeX Live from Debian)"
 	@echo "make zh         the Chinese edition's site (English notebooks + book/zh/), into _build/kit/zh"
 	@echo "make test       ruff, then build the site, then every test (package, notebooks, site in Chromium)"
@@ -69,6 +69,8 @@ book: $(RUNTIME_STAMP) assets kit
 #   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
 #   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm), each
 #            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt)
+#   pptx     every deck as an editable PPTX (python-pptx; read in Chromium: text boxes, equations
+#            and figures as pictures, notes kept), into $(KIT)/slides/pptx (tools/export_pptx.py)
 #   student  the student edition (issue 31), built from student notebooks (no solution cells),
 #            English into $(KIT)/student and Chinese into $(KIT)/student/zh, self-contained
 #            (no link leaves student/, no repository or launch button); also the kit's
@@ -96,6 +98,10 @@ figures: $(RUNTIME_STAMP)
 slides: $(DEV_STAMP) assets chromium
 	$(BIN)/python tools/build_slides.py --pdf --out $(KIT)/slides
 
+# (after the decks: it reads them; it also links each PPTX from the decks' index.html)
+pptx: $(DEV_STAMP) chromium slides
+	$(BIN)/python tools/export_pptx.py --slides $(KIT)/slides
+
 student: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
 
@@ -104,7 +110,7 @@ zh: $(RUNTIME_STAMP) assets
 
 # The student site copies the PDFs, figures and slides it links to, builds its own Chinese
 # student edition and copies the PDFs into the answer key: it comes last.
-kit: pdf figures slides
+kit: pdf figures slides pptx
 	$(BIN)/python tools/build_assignments.py --kit $(KIT)
 	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
@@ -118,6 +124,16 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && apt-get install -y -qq chromium; }
+
+# tests/test_pptx.py converts every deck's PPTX to PDF with LibreOffice (headless) and counts
+# its pages with poppler: Debian's packages, installed when missing (the no-GUI Impress, about
+# 80 MB to fetch, 240 MB installed).
+LIBREOFFICE_PACKAGES := libreoffice-impress-nogui poppler-utils
+libreoffice:
+	@{ command -v soffice && command -v pdfinfo && command -v pdftotext; } >/dev/null 2>&1 || { \
+	  echo "installing Debian's LibreOffice Impress (no GUI) for the PPTX tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends $(LIBREOFFICE_PACKAGES); }
 
 # The package as a user installs it: the built wheel with its "book" extra in a clean virtual
 # environment (torch 2.13.0 first, as on Colab where torch is already there);
@@ -137,7 +153,7 @@ wheel-env: $(WHEEL_VENV)/.installed
 
 # The package, the notebooks (nbval) and the built site in a real browser; then the chapters'
 # strict nbval once more in the second numerical environment (make portability).
-test: lint book chromium wheel-env
+test: lint book chromium libreoffice wheel-env
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory portability
 

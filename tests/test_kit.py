@@ -11,7 +11,8 @@ the slides and the student edition in Chromium: tests/browser/test_slides.py, te
 * **Slides**: one deck per chapter, with a slide per cell the chapter tags ``slide``, in order,
   after the title slide; every image a deck shows is there, and nothing is fetched from outside
   (reveal.js, MathJax and the explorables' script are copied next to the decks); each deck is
-  also a PDF with a 16:9 page per slide (issue 28).
+  also a PDF with a 16:9 page per slide (issue 28); the index links each deck's HTML, PDF and
+  PPTX (issue 33; the PPTX themselves: tests/test_pptx.py).
 * **Links**: every page of the book, in both editions, links to its edition's PDF, and every
   chapter page to its slides; the introduction links to every part of the kit.
 * **Student edition**: no solution anywhere; the same exercises, with the same numbers, as the
@@ -197,7 +198,9 @@ def test_each_deck_is_also_a_pdf_of_its_slides(path):
 def test_slides_index_lists_every_deck():
     page = soup(need(SITE / SLIDES_DIR / "index.html"))
     linked = [a["href"] for a in page.select("li a")]
-    assert linked == [n for p in CHAPTERS for n in (f"{p.stem}.html", f"pdf/{p.stem}.pdf")]
+    assert linked == [
+        n for p in CHAPTERS for n in (f"{p.stem}.html", f"pdf/{p.stem}.pdf", f"pptx/{p.stem}.pptx")
+    ]
 
 
 # --- links -----------------------------------------------------------------------------------
