@@ -15,26 +15,39 @@ shows as it is, on a 16:9 screen (1280 x 720):
   the rest goes to the notes;
 * **speaker notes** (reveal.js's ``<aside class="notes">``, the S key) on every slide: the
   chapter's prose next to the tagged cell (the paragraphs just before it and the one just
-  after), what was moved off the slide, and the code of a figure;
+  after), what was moved off the slide, and the code of a figure; each display equation is
+  named in words inside its sentence ("proposes equations (2.2) on the slide, where ...");
+* **whole sentences** (issue 33): a caption or a lead-in is cut at a sentence's end, never at
+  an abbreviation ("eq.", "e.g."), inside brackets or math, or with "…"; where the chapter's
+  prose does not make a good slide, the tagged cell's ``slide`` metadata says what to show
+  (:data:`SLIDE_KEY`: a title, a lead sentence, notes, one slide per step of a derivation,
+  short code with the lines that matter highlighted), so the notebook stays the one source;
 * **one explorable per deck**, live (``ropelab-explore.js``): the first tagged one; a later one
   shows its static twin (the ``print-only`` figure after it) instead.
 
 A chapter that tags no cell yet gets a deck made of its learning objectives, its captioned
-figures, its first explorable and its summary. Every deck is also printed to PDF
-(``slides/pdf/<chapter>.pdf``, reveal.js's print layout, one page per slide, through headless
-Chromium: ``--pdf``, which ``make slides`` passes).
+figures, its first explorable and its summary. The two lectures of the teaching page's
+two-lecture path get a deck each (``lecture-1.html``, ``lecture-2.html``;
+:func:`lecture_decks`), made of the chapters' slides of the core sections they take. Every
+deck is also printed to PDF (``slides/pdf/<chapter>.pdf``, reveal.js's print layout, one page
+per slide, through headless Chromium: ``--pdf``, which ``make slides`` passes), and then
+checked slide by slide as a lecturer would (``tools/slide_checks.py``: ``checks.json``) and
+drawn into a contact sheet (``slides/contact/<deck>.png``).
 
 Everything a deck needs is copied next to it, so the folder works offline and on its own
 (opened from the site, from a file manager or from a USB stick)::
 
     slides/index.html                       the list of decks (and their PDFs)
     slides/05_long_range_decay.html         one deck per chapter of _toc.yml
+    slides/lecture-1.html, lecture-2.html   the two-lecture path's decks
     slides/pdf/05_long_range_decay.pdf      the same deck as a PDF
     slides/img/05_long_range_decay-9.png    the figures (cell 9)
     slides/vendor/reveal/                   reveal.js (npm, the committed package-lock.json)
     slides/vendor/mathjax/                  MathJax (make assets: vendor/mathjax)
     slides/vendor/ropelab-explore.js        the explorables' script (ropelab.explorables)
     slides/ropelab-slides.css, .js          the decks' style; fit-to-slide and start-up
+    slides/contact/05_long_range_decay.png  every slide of the deck on one sheet (--pdf)
+    slides/checks.json                      what tools/slide_checks.py found (--pdf)
 
     .venv/bin/python tools/build_slides.py --pdf               # -> _build/kit/slides/
     .venv/bin/python tools/build_slides.py --out /tmp/slides notebooks/05_long_range_decay.ipynb
@@ -88,6 +101,16 @@ NOTES_BUDGET = 2400
 SIDE_CAPTION_ASPECT = 1.45
 #: Cell metadata that names a slide (else its heading, else its section's).
 SLIDE_TITLE_KEY = "slide-title"
+#: Cell metadata written for the slides, where text made from the chapter's prose does not
+#: read well on a projector: a dict (or a list of dicts, one slide each) with
+#: ``title``; ``lead`` (markdown: the sentence under an equation, a text slide's text, a
+#: figure's short caption, the line above code); ``notes`` (markdown, the speaker notes);
+#: ``part`` (the slide shows the part of the cell under the heading that starts so: one slide
+#: a derivation step); ``code`` (``{"cell": <cell id>, "lines": [first, last],
+#: "highlight": [line, ...]}``: that cell's code, lines numbered from 1, the ones that matter
+#: highlighted).
+SLIDE_KEY = "slide"
+SLIDE_FIELDS = {"title", "lead", "notes", "part", "code"}
 HEADING = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$", re.M)
 SECTION_HEADING = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.M)
 #: The course marker of a section (issue 31): the metadata of the cell that opens the ``##``
@@ -317,6 +340,34 @@ def admonition_cell(cell: nbformat.NotebookNode, css_class: str) -> bool:
     )
 
 
+def slide_specs(cell: nbformat.NotebookNode) -> list[dict[str, Any]]:
+    """What the cell's ``slide`` metadata asks of its slides: one dict a slide (a list makes
+    one cell several slides), ``[{}]`` when it has none (:data:`SLIDE_KEY`)."""
+    given = cell.metadata.get(SLIDE_KEY)
+    if given is None:
+        return [{}]
+    specs = given if isinstance(given, list) else [given]
+    for spec in specs:
+        unknown = set(spec) - SLIDE_FIELDS
+        if unknown:
+            raise ValueError(
+                f"slide metadata: unknown keys {sorted(unknown)} (allowed: {sorted(SLIDE_FIELDS)})"
+            )
+    return specs
+
+
+def part_of(source: str, part: str) -> tuple[str, str]:
+    """The heading that starts with ``part`` in a markdown cell, and the text under it up to
+    the next heading."""
+    lines = source.splitlines()
+    for i, line in enumerate(lines):
+        found = HEADING.match(line)
+        if found and found.group(2).startswith(part):
+            end = next((j for j in range(i + 1, len(lines)) if HEADING.match(lines[j])), None)
+            return found.group(2), "\n".join(lines[i + 1 : end]).strip("\n")
+    raise ValueError(f"slide metadata: no heading starting {part!r} in the cell")
+
+
 def heading_of(cell: nbformat.NotebookNode) -> str | None:
     match = re.match(r"\s*#{1,3}\s+([^\n]+)", cell.source)
     return match.group(1).strip() if match else None
@@ -355,24 +406,57 @@ def prose_length(block: str) -> int:
     return 160 if is_display_math(block) else len(block)
 
 
-def first_sentence(text: str, limit: int = 150) -> str:
-    """The first sentence of ``text`` (a caption, a paragraph), cut at ``limit`` characters."""
+#: Words an abbreviation's full stop follows: no sentence ends there ("RoFormer eq. 16",
+#: "e.g. Llama", "Su et al. (2024)").
+ABBREVIATIONS = re.compile(r"\b(?:[Ee]qs?|e\.g|i\.e|cf|[Ff]igs?|vs|resp|approx|ch|[Ss]ec|al)\.$")
+#: What hides a full stop from sentence splitting: math, code, a role's target.
+OPAQUE = re.compile(r"\$\$.+?\$\$|\$[^$]+\$|`[^`]*`|\{[\w:-]+\}`[^`]*`")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into its sentences: at ``.``, ``!`` or ``?`` followed by a space or the
+    end, outside brackets, math and code, and not after an abbreviation (:data:`ABBREVIATIONS`).
+    """
     flat = " ".join(text.split())
-    # a sentence ends at . ! ?; one too long for a line ends at a colon after a real clause
-    # ("Left: ..." is not one)
-    match = re.match(r"(.+?[.!?])(\s|$)", flat)
-    sentence = match.group(1) if match else flat
+    masked = OPAQUE.sub(lambda m: "x" * len(m.group(0)), flat)
+    found, start, depth = [], 0, 0
+    for i, ch in enumerate(masked):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch in ".!?" and depth == 0 and (i + 1 == len(masked) or masked[i + 1] == " "):
+            if ch == "." and ABBREVIATIONS.search(masked[start : i + 1]):
+                continue
+            end = i + 1
+            while end < len(masked) and masked[end] in "\"'”’*":
+                end += 1
+            found.append(flat[start:end].strip())
+            start = end
+    if flat[start:].strip():
+        found.append(flat[start:].strip())
+    return found
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends where a sentence ends (a full stop that no abbreviation took)."""
+    core = re.sub(r"[\"'”’*)\]]+$", "", " ".join(text.split()))
+    return bool(re.search(r"[.!?]$", core)) and not ABBREVIATIONS.search(core)
+
+
+def first_sentence(text: str, limit: int = 150) -> str:
+    """The first sentence of ``text`` (a caption, a paragraph), whole. One longer than
+    ``limit`` characters that opens with a clause ended by a colon ("The wavelength of every
+    plane against its training length: ...") gives that clause, as a sentence of its own;
+    otherwise it is kept whole (a slide never shows a sentence cut at a word)."""
+    found = sentences(text)
+    sentence = found[0] if found else ""
     if len(sentence) > limit:
-        clause = re.match(r"(.{40,}?):(\s|$)", sentence)
-        sentence = clause.group(1) if clause else sentence
-    if len(sentence) > limit:
-        sentence = sentence[:limit].rsplit(" ", 1)[0]
-        # no math, code or emphasis left open by the cut
-        for marker in ("$", "`", "**", "*"):
-            while sentence.count(marker) % 2:
-                sentence = sentence[: sentence.rindex(marker)].rstrip()
-        sentence += " …"
-    return sentence.rstrip(":")
+        masked = OPAQUE.sub(lambda m: "x" * len(m.group(0)), sentence)
+        clause = re.match(r"(.{40,}?):(\s|$)", masked)
+        if clause and clause.group(1).count("(") == clause.group(1).count(")"):
+            sentence = sentence[: len(clause.group(1))].rstrip(",;") + "."
+    return sentence
 
 
 @dataclass
@@ -533,10 +617,21 @@ class ChapterDeck:
             after.append(self.notebook.cells[index + 1].source)
         return before + after
 
-    def notes(self, index: int, moved: list[str], extra_html: str = "") -> str:
-        """Speaker notes: what the slide left out, then the prose around its cell (a markdown
-        slide with neither: its own text, to read from)."""
+    def notes(
+        self,
+        index: int,
+        moved: list[str],
+        extra_html: str = "",
+        shown: tuple[str, ...] = (),
+        spec: dict[str, Any] | None = None,
+    ) -> str:
+        """Speaker notes: the cell's ``slide`` metadata's notes when it has them, else what
+        the slide left out, then the prose around its cell (a markdown slide with neither: its
+        own text, to read from). Display equations are named in words (:meth:`spoken`):
+        those in ``shown`` are on the slide."""
         parts, used = [], 0
+        if spec and spec.get("notes"):
+            return self.renderer.render(spec["notes"]) + extra_html
         sources = [*moved, *self.nearby_prose(index)]
         cell = self.notebook.cells[index]
         if not sources and cell.cell_type == "markdown":
@@ -546,27 +641,90 @@ class ChapterDeck:
             if not text or used > NOTES_BUDGET:
                 continue
             used += len(text)
-            parts.append(self.renderer.render(text))
+            parts.append(self.renderer.render(self.spoken(text, shown)))
         return "\n".join(parts) + extra_html
+
+    def equation_name(self, block: str, on_slide: bool) -> str:
+        """How the notes say a display equation: "equation (2.2) on the slide", "the
+        equations in the chapter" (a formula cannot be read aloud from the notes)."""
+        label = LABELLED_DMATH.search(block) or MATH_LABEL_OPTION.search(block)
+        number = self.labels.get(label.group(1), "") if label else ""
+        several = "\\\\" in block
+        where = "on the slide" if on_slide else "in the chapter"
+        if number:
+            return f"{'equations' if several else 'equation'} {number} {where}"
+        return f"{'the equations' if several else 'the equation'} {where}"
+
+    def spoken(self, text: str, shown: tuple[str, ...] = ()) -> str:
+        """``text`` with each display equation replaced by its name in words, run into the
+        sentence around it ("RoFormer proposes equations (2.2) on the slide, where the bar is
+        ..."), so the notes read as sentences."""
+        on_slide = {" ".join(b.split()) for b in shown}
+        out: list[str] = []
+        joined = False
+        for block in split_blocks(text):
+            if is_display_math(block):
+                name = self.equation_name(block, " ".join(block.split()) in on_slide)
+                tex = re.sub(r"\$\$\s*(\([^)]*\))?\s*$|```\s*$", "", block.strip()).rstrip()
+                tex = re.sub(r"\\end\{\w+\}\s*$", "", tex).rstrip()
+                tail = tex[-1] if tex and tex[-1] in ",.;" else ""
+                if out and not ends_sentence(out[-1]) and not out[-1].rstrip().endswith(":"):
+                    out[-1] = f"{out[-1].rstrip()} {name}{tail}"
+                else:
+                    out.append(f"See {name}{tail or '.'}")
+                joined = not tail or tail == ","
+                continue
+            if joined and out and re.match(r"^[a-z,;]", block.strip()):
+                out[-1] = f"{out[-1]} {block.strip()}"
+            else:
+                if joined and out and not ends_sentence(out[-1]):
+                    out[-1] += "."
+                out.append(block)
+            joined = False
+        if joined and out and not ends_sentence(out[-1]):
+            out[-1] += "."
+        return "\n\n".join(out)
 
     # --- slides
 
-    def markdown_slide(self, index: int, cell: nbformat.NotebookNode, kind: str = "") -> Slide:
+    def markdown_slide(
+        self,
+        index: int,
+        cell: nbformat.NotebookNode,
+        kind: str = "",
+        spec: dict[str, Any] | None = None,
+    ) -> Slide:
+        spec = spec or {}
         source = cell.source
+        title = self.section_title(index)
+        if spec.get("part"):
+            heading, source = part_of(source, spec["part"])
+            title = self.renderer.inline(heading)
         own = HEADING.match(source.lstrip())
         if own:
             source = source.lstrip()[own.end() :].lstrip("\n")
+        if spec.get("title"):
+            title = self.renderer.inline(spec["title"])
         blocks = split_blocks(source)
-        title = self.section_title(index)
         math = [b for b in blocks if is_display_math(b)]
         prose = [b for b in blocks if not is_display_math(b)]
+        lead = spec.get("lead", "")
+        if spec.get("code"):
+            # a code slide: the line that says what to look at, then the code
+            body = (self.renderer.render(lead) if lead else "") + self.code_block(spec["code"])
+            notes = self.notes(index, blocks, spec=spec)
+            return Slide(index, title, body, notes, "code")
         if kind != "closing" and math and sum(len(b) for b in prose) < 900 and len(math) <= 3:
             # an equation slide: the display math large, one sentence of what it means
-            meaning = self.meaning(index, blocks)
+            meaning = lead or self.meaning(index, blocks)
             body = "".join(self.renderer.render(b) for b in math)
             if meaning:
                 body += f'<p class="meaning">{self.renderer.inline(meaning)}</p>'
-            return Slide(index, title, body, self.notes(index, prose), "equation")
+            notes = self.notes(index, blocks, shown=tuple(math), spec=spec)
+            return Slide(index, title, body, notes, "equation")
+        if lead:
+            body = self.renderer.render(lead)
+            return Slide(index, title, body, self.notes(index, blocks, spec=spec), kind or "text")
         kept, moved, used = [], [], 0
         for block in blocks:
             if kind == "closing" or not kept or used + prose_length(block) <= TEXT_BUDGET:
@@ -574,8 +732,31 @@ class ChapterDeck:
                 used += prose_length(block)
             else:
                 moved.append(block)
+        # a lead-in ("... the fix its measurements point to:") goes with what it introduces,
+        # to the notes; a slide's only paragraph ends as the sentence it is
+        while len(kept) > 1 and not is_display_math(kept[-1]) and kept[-1].rstrip().endswith(":"):
+            moved.insert(0, kept.pop())
+        if len(kept) == 1 and kept[0].rstrip().endswith(":") and kind != "closing":
+            kept[0] = kept[0].rstrip()[:-1] + "."
         body = self.renderer.render("\n\n".join(kept))
-        return Slide(index, title, body, self.notes(index, moved), kind or "text")
+        notes = self.notes(index, moved, shown=tuple(b for b in kept if is_display_math(b)))
+        return Slide(index, title, body, notes, kind or "text")
+
+    def code_block(self, code: dict[str, Any]) -> str:
+        """Lines of a code cell (by its id), the lines that matter highlighted (Pygments)."""
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        cell = next((c for c in self.notebook.cells if c.get("id") == code.get("cell")), None)
+        if cell is None or cell.cell_type != "code":
+            raise ValueError(f"{self.path.name}: slide code: no code cell {code.get('cell')!r}")
+        lines = cell.source.splitlines()
+        first, last = code.get("lines", [1, len(lines)])
+        shown = "\n".join(lines[first - 1 : last])
+        marked = [n - first + 1 for n in code.get("highlight", []) if first <= n <= last]
+        formatter = HtmlFormatter(nowrap=True, hl_lines=marked)
+        return f'<pre class="code-slide"><code>{highlight(shown, PythonLexer(), formatter)}</code></pre>'
 
     def meaning(self, index: int, blocks: list[str]) -> str:
         """The sentence an equation slide shows under its equation: the first one after the
@@ -592,7 +773,7 @@ class ChapterDeck:
             if is_display_math(text) or HEADING.match(text):
                 continue
             sentence = first_sentence(text, 220)
-            if re.match(r"^(\*\*|[A-Z$\\{`]|\d)", sentence):
+            if re.match(r"^(\*\*|[A-Z$\\{`]|\d)", sentence) and ends_sentence(sentence):
                 return sentence
         return ""
 
@@ -603,9 +784,12 @@ class ChapterDeck:
         target.write_bytes(base64.b64decode(source_text(data["image/png"])))
         return f'<img src="{name}" alt="">'
 
-    def figure_body(self, index: int, cell: nbformat.NotebookNode) -> tuple[str, str]:
-        """A figure cell's image with the first sentence of its numbered caption; the notes
-        get the whole caption."""
+    def figure_body(
+        self, index: int, cell: nbformat.NotebookNode, lead: str = ""
+    ) -> tuple[str, str]:
+        """A figure cell's image with the first sentence of its numbered caption (or the
+        ``lead`` of the slide's metadata, written for the slide); the notes get the whole
+        caption."""
         figure = self.figures.get(index)
         for k, output in enumerate(cell.get("outputs", [])):
             data = output.get("data", {})
@@ -616,7 +800,7 @@ class ChapterDeck:
             side = ' class="side"' if width < SIDE_CAPTION_ASPECT * height else ""
             if figure is None or figure.output != k:
                 return f"<figure>{image}</figure>", ""
-            short = self.renderer.inline(first_sentence(figure.caption))
+            short = self.renderer.inline(lead or first_sentence(figure.caption))
             full = self.renderer.inline(figure.caption)
             return (
                 f"<figure{side}>{image}<figcaption><strong>Figure {figure.number}:</strong> "
@@ -633,25 +817,36 @@ class ChapterDeck:
                 return i
         return None
 
-    def code_slide(self, index: int, cell: nbformat.NotebookNode) -> Slide:
-        title = self.section_title(index)
+    def code_slide(
+        self, index: int, cell: nbformat.NotebookNode, spec: dict[str, Any] | None = None
+    ) -> Slide:
+        spec = spec or {}
+        title = self.renderer.inline(spec["title"]) if spec.get("title") else None
+        title = title or self.section_title(index)
+        lead = spec.get("lead", "")
         code_notes = f'<pre class="code">{html.escape(cell.source)}</pre>'
+        if spec.get("code"):
+            body = (self.renderer.render(lead) if lead else "") + self.code_block(spec["code"])
+            return Slide(index, title, body, self.notes(index, [], spec=spec), "code")
         if is_explorable(cell):
             twin = self.static_twin(index)
             if self.live_explorables >= 1 and twin is not None:
                 # one live explorable a deck: a later one shows its static figure
-                body, caption = self.figure_body(twin, self.notebook.cells[twin])
-                return Slide(index, title, body, self.notes(index, []) + caption, "figure")
+                body, caption = self.figure_body(twin, self.notebook.cells[twin], lead)
+                notes = self.notes(index, [], spec=spec) + caption
+                return Slide(index, title, body, notes, "figure")
             self.live_explorables += 1
             parts = [
                 source_text(o["data"]["text/html"])
                 for o in cell.get("outputs", [])
                 if "text/html" in o.get("data", {})
             ]
-            return Slide(index, title, "\n".join(parts), self.notes(index, []), "explorable")
+            notes = self.notes(index, [], spec=spec)
+            return Slide(index, title, "\n".join(parts), notes, "explorable")
         if index in self.figure_cells:
-            body, caption = self.figure_body(index, cell)
-            return Slide(index, title, body, caption + self.notes(index, []) + code_notes, "figure")
+            body, caption = self.figure_body(index, cell, lead)
+            notes = caption + self.notes(index, [], spec=spec) + code_notes
+            return Slide(index, title, body, notes, "figure")
         parts: list[str] = []
         for k, output in enumerate(cell.get("outputs", [])):
             kind = output.get("output_type")
@@ -676,7 +871,10 @@ class ChapterDeck:
                 parts.append(
                     f'<pre class="output">{html.escape(source_text(data["text/plain"]))}</pre>'
                 )
-        return Slide(index, title, "\n".join(parts), self.notes(index, []) + code_notes, "output")
+        if lead:
+            parts.insert(0, self.renderer.render(lead))
+        notes = self.notes(index, [], spec=spec) + code_notes
+        return Slide(index, title, "\n".join(parts), notes, "output")
 
     def build(self) -> Deck:
         tagged = self.tagged_cells()
@@ -685,13 +883,14 @@ class ChapterDeck:
         explorables = figures = 0
         for index in indices:
             cell = self.notebook.cells[index]
-            if cell.cell_type == "markdown":
-                slide = self.markdown_slide(index, cell)
-            else:
-                slide = self.code_slide(index, cell)
-                explorables += slide.kind == "explorable"
-                figures += slide.kind == "figure"
-            slides.append(self.marked(slide).html())
+            for spec in slide_specs(cell) if tagged else [{}]:
+                if cell.cell_type == "markdown":
+                    slide = self.markdown_slide(index, cell, spec=spec)
+                else:
+                    slide = self.code_slide(index, cell, spec)
+                    explorables += slide.kind == "explorable"
+                    figures += slide.kind == "figure"
+                slides.append(self.marked(slide).html())
         remember = [
             i
             for i, c in enumerate(self.notebook.cells)
@@ -809,7 +1008,84 @@ def deck_page(deck: Deck) -> str:
 """
 
 
-def index_page(decks: list[Deck], pdfs: bool = False) -> str:
+# --- the two-lecture decks ---------------------------------------------------------------
+
+
+#: The lecture decks' files: ``lecture-1.html``, ``lecture-2.html`` (and their PDFs).
+LECTURE_STEM = "lecture-{n}"
+
+
+def lecture_decks(decks: list[Deck]) -> list[Deck]:
+    """One deck per lecture of the teaching page's two-lecture path (``tools/course_path.py``:
+    the core sections the chapters mark, in the path's order): a title slide naming the
+    lecture's parts and minutes, then for each chapter its title slide and the slides of the
+    sections the lecture takes, as the chapter's deck draws them. A chapter the folder has no
+    deck of is left out (a build of some chapters only)."""
+    import course_path
+
+    chapters = course_path._chapters()
+    by_stem = {d.stem: d for d in decks}
+    two = next(p for p in course_path.PATHS if p.lectures == 2)
+    before, lectures = course_path.resolve(two, chapters)
+    built = []
+    for n, (lecture, sections) in enumerate(zip(two.plan, lectures, strict=True), start=1):
+        if not all(s.stem in by_stem for s in sections):
+            continue
+        total = sum(s.lecture_minutes for s in sections)
+        rows = "".join(
+            f"<li>Chapter {html.escape(chapters[s.stem].number)}, "
+            f"{html.escape(s.title)} ({s.lecture_minutes} min).</li>"
+            for s in sections
+        )
+        reading = "".join(
+            f"<li>Chapter {html.escape(chapters[s.stem].number)}, {html.escape(s.title)}"
+            f" ({s.reading_minutes} min of reading).</li>"
+            for s in before
+        )
+        first = (
+            '<section class="title-slide lecture-title">\n'
+            f'<p class="book">{html.escape(BOOK_TITLE)} · Lecture {n} of {len(lectures)}</p>\n'
+            f'<h1 class="slide-title">Lecture {n}. {html.escape(lecture.title)}</h1>\n'
+            '<div class="slide-body">\n'
+            f'<div class="goals"><p class="label">In this lecture ({total} minutes)</p>'
+            f"<ul>{rows}</ul></div>\n"
+            + (
+                f'<div class="meta"><p class="label">Read before the first lecture</p>'
+                f"<ul>{reading}</ul></div>\n"
+                if reading and n == 1
+                else ""
+            )
+            + "</div>\n"
+            f'<aside class="notes"><p>This is lecture {n} of the two-lecture path of the '
+            "book's teaching page. It takes the core sections listed on this slide, in this "
+            f"order, in {total} minutes; each chapter opens with its own title slide.</p>"
+            "</aside>\n</section>"
+        )
+        slides = [first]
+        for stem in dict.fromkeys(s.stem for s in sections):
+            deck = by_stem[stem]
+            numbers = [1, *sorted({k for s in sections if s.stem == stem for k in s.slides})]
+            for k in numbers:
+                slides.append(
+                    deck.slides[k - 1].replace(
+                        "<section ", f'<section data-chapter="{html.escape(stem)}" ', 1
+                    )
+                )
+        built.append(
+            Deck(
+                stem=LECTURE_STEM.format(n=n),
+                chapter=f"Lecture {n}",
+                title=lecture.title,
+                slides=slides,
+                explorables=sum('class="ropelab-explorable' in x for x in slides),
+                figures=sum('class="slide-figure"' in x for x in slides),
+                tagged=len(slides) - 1,
+            )
+        )
+    return built
+
+
+def index_page(decks: list[Deck], pdfs: bool = False, lectures: tuple[Deck, ...] = ()) -> str:
     def row(d: Deck) -> str:
         pdf = f' · <a href="{PDF_DIR}/{d.stem}.pdf">PDF</a>' if pdfs else ""
         return (
@@ -818,6 +1094,15 @@ def index_page(decks: list[Deck], pdfs: bool = False) -> str:
         )
 
     rows = "\n".join(row(d) for d in decks)
+    lecture_rows = "\n".join(row(d) for d in lectures)
+    lecture_list = (
+        "<h2>Two lectures</h2>\n<p>The two-lecture path of the book's \"Teaching with this "
+        "book\" page as two decks: the core sections it takes, from the chapters' decks, in "
+        f'the order it teaches them.</p>\n<ul class="lectures">\n{lecture_rows}\n</ul>\n'
+        "<h2>One deck per chapter</h2>\n"
+        if lectures
+        else ""
+    )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>{BOOK_TITLE}: slides</title>
@@ -832,7 +1117,7 @@ holds everything they need. Each deck is also a PDF, one page per slide.</p>
 Add <code>?core</code> to a deck's address (<code>02_complex_derivation.html?core</code>) for
 the core sections only: the slides of the one- and two-lecture paths of the book's
 "Teaching with this book" page.</p>
-<ul>
+{lecture_list}<ul class="chapters">
 {rows}
 </ul>
 <p><a href="../book/intro.html">The book</a></p>
@@ -888,6 +1173,27 @@ def export_pdfs(out: Path, decks: list[Deck]) -> list[Path]:
     return written
 
 
+#: The contact sheets (one PNG of all slides per deck) and the lecturer's checks of every
+#: slide, inside the slides folder (``tools/slide_checks.py``).
+CONTACT_DIR = "contact"
+CHECKS_FILE = "checks.json"
+
+
+def check_decks(out: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every deck in ``out`` shown slide by slide in Chromium: the lecturer's checks of
+    ``tools/slide_checks.py`` (written to ``checks.json``, counted per deck on the console)
+    and a contact sheet of each deck (``contact/<deck>.png``) to look over before teaching."""
+    import slide_checks
+
+    shutil.rmtree(out / CONTACT_DIR, ignore_errors=True)
+    found = slide_checks.audit_folder(out, out / CONTACT_DIR)
+    (out / CHECKS_FILE).write_text(
+        json.dumps(found, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    print(slide_checks.summary(found))
+    return found
+
+
 def copy_vendor(out: Path) -> None:
     """reveal.js, MathJax and the explorables' script next to the decks."""
     from ropelab.explorables import script_path
@@ -914,7 +1220,9 @@ def copy_vendor(out: Path) -> None:
         shutil.copyfile(ASSETS / name, out / name)
 
 
-def build(paths: list[Path], out: Path, *, pdf: bool = False) -> list[Deck]:
+def build(paths: list[Path], out: Path, *, pdf: bool = False, select: bool = False) -> list[Deck]:
+    """The decks of ``paths`` into ``out``, the lecture decks too unless ``select`` (some
+    chapters named on the command line)."""
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "img", ignore_errors=True)
     shutil.rmtree(out / PDF_DIR, ignore_errors=True)
@@ -930,10 +1238,17 @@ def build(paths: list[Path], out: Path, *, pdf: bool = False) -> list[Deck]:
             f"  {deck.stem}: {len(deck.slides)} slides ({source}; "
             f"{deck.figures} figures, {deck.explorables} explorables)"
         )
-    (out / "index.html").write_text(index_page(decks, pdfs=pdf), encoding="utf-8")
+    lectures = lecture_decks(decks) if not select else []
+    for deck in lectures:
+        (out / f"{deck.stem}.html").write_text(deck_page(deck), encoding="utf-8")
+        print(f"  {deck.stem}: {len(deck.slides)} slides ({deck.title})")
+    (out / "index.html").write_text(
+        index_page(decks, pdfs=pdf, lectures=tuple(lectures)), encoding="utf-8"
+    )
     if pdf:
-        for written in export_pdfs(out, decks):
+        for written in export_pdfs(out, [*decks, *lectures]):
             print(f"  {written.relative_to(out)}: {written.stat().st_size / 1e6:.1f} MB")
+        check_decks(out)
     return decks
 
 
@@ -946,7 +1261,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or toc_notebooks()
-    decks = build(paths, args.out.resolve(), pdf=args.pdf)
+    decks = build(paths, args.out.resolve(), pdf=args.pdf, select=bool(args.notebooks))
     total = sum(len(d.slides) for d in decks)
     print(f"{len(decks)} decks, {total} slides -> {args.out}")
     return 0

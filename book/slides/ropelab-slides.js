@@ -15,6 +15,22 @@
     return body.scrollHeight / Math.max(1, body.clientHeight);
   }
 
+  // How many pixels a display equation's formula needs beyond its room: the box's width,
+  // less its number's (the formula's own drawn width, not its container's).
+  function tooWide(math) {
+    const formula = math.querySelector('mjx-container > mjx-math');
+    const number = math.querySelector(':scope > .eqno');
+    if (!formula || !number) {
+      return math.scrollWidth - math.clientWidth;
+    }
+    const drawn = formula.getBoundingClientRect();
+    const room = math.getBoundingClientRect();
+    const numberBox = number.getBoundingClientRect();
+    const scale = room.width / Math.max(1, math.offsetWidth);
+    // the formula must end before the number starts, and start inside the box
+    return Math.max(drawn.right - numberBox.left + 4 * scale, room.left - drawn.left, 0) / scale;
+  }
+
   function fit(section) {
     if (!section || section.dataset.fit) {
       return;
@@ -38,11 +54,23 @@
       zoom = Math.floor((zoom / Math.min(Math.max(excess(section), 1.01), 1.25)) * 100) / 100;
       body.style.zoom = String(zoom);
     }
-    // A display equation wider than the slide: its type made smaller until it fits.
+    // A display equation wider than the slide, or than the room its number leaves: its type
+    // made smaller until it fits (the number keeps its size, clear of the formula).
+    // Never below half its size: what still does not fit is left for the checks to report.
     for (const math of section.querySelectorAll('.slide-body div.math')) {
-      for (let step = 0; step < 4 && math.scrollWidth > math.clientWidth + 1; step += 1) {
+      const original = parseFloat(getComputedStyle(math).fontSize);
+      const smallest = original / 2;
+      for (let step = 0; step < 6 && tooWide(math) > 1; step += 1) {
         const size = parseFloat(getComputedStyle(math).fontSize);
-        math.style.fontSize = `${Math.floor(size * (math.clientWidth / math.scrollWidth) * 0.98)}px`;
+        const smaller = Math.floor(size * (1 - tooWide(math) / math.clientWidth) * 0.98);
+        if (size <= smallest) {
+          break;
+        }
+        math.style.fontSize = `${Math.max(smallest, smaller)}px`;
+        const number = math.querySelector(':scope > .eqno');
+        if (number) {
+          number.style.fontSize = `${(0.67 * original) / parseFloat(math.style.fontSize)}em`;
+        }
       }
     }
     section.dataset.fit = String(scale);

@@ -13,7 +13,14 @@ reveal.js's API, on a 16:9 screen (1280 x 720, the deck's own size). For every s
 * it has speaker notes (reveal.js's ``aside.notes``) with text;
 * its mathematics is typeset by the copied MathJax (no raw TeX left), its images loaded.
 
-A deck shows at most one live explorable, and one when its chapter tags one: it is mounted and
+Every slide of every deck, the two lecture decks too, passes the checks a lecturer makes
+(``tools/slide_checks.py``: whole sentences, balanced brackets, no caption cut with "…",
+equation numbers clear of their formulas, nothing outside the 16:9 frame), and those checks
+fail a synthetic deck with a planted cut caption, a planted cut sentence, a planted overlap
+and a planted overflow, slide by slide. The lecture decks hold the slides the teaching page's
+two-lecture path lists, in its order, all of core sections.
+
+A chapter's deck shows at most one live explorable, and one when its chapter tags one: it is mounted and
 live (one control is moved and the figure's data, read back from the script, equals ropelab's
 for the new setting). No console error, page error, failed or outside request on the way. Every
 slide is screenshotted into ``_build/screenshots/slides/``; the slide counts and the figure
@@ -22,6 +29,7 @@ areas are printed.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
@@ -32,7 +40,14 @@ from tests.explorable_checks import assert_same
 
 from .conftest import ROOT, SCREENSHOTS, book_pages
 
+sys.path.insert(0, str(ROOT / "tools"))
+import build_slides
+import course_path
+import slide_checks
+
 DECKS = [f"slides/{Path(p).stem}.html" for p in book_pages() if p.startswith("notebooks/")]
+#: The decks of the two-lecture path (tools/build_slides.py, from tools/course_path.py).
+LECTURES = [f"slides/{build_slides.LECTURE_STEM.format(n=n)}.html" for n in (1, 2)]
 
 READY = "document.documentElement.dataset.deckReady === 'true'"
 #: The decks' size in reveal.js's layout pixels (16:9), as tools/build_slides.py makes them.
@@ -175,8 +190,134 @@ def test_deck_works_offline_and_every_slide_renders(open_page, site, relative):
 def test_slides_index_links_every_deck(open_page, site):
     page, log = open_page("slides/index.html")
     links = page.evaluate("[...document.querySelectorAll('li a')].map(a => a.getAttribute('href'))")
-    assert links == [n for d in DECKS for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")]
+    assert links == [
+        n for d in [*LECTURES, *DECKS] for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")
+    ]
     assert log.console_errors == [] and log.external_requests == []
+
+
+@pytest.mark.parametrize("relative", [*LECTURES, *DECKS], ids=lambda r: Path(r).stem)
+def test_every_slide_passes_the_lecturers_checks(open_page, site, relative):
+    """Whole sentences, balanced brackets, no "…", equation numbers clear of their formulas,
+    nothing outside the 16:9 frame: on every slide, as Chromium draws it."""
+    if not (site / relative).exists():
+        pytest.fail(f"{relative} is not in the site: make book builds the slides (make slides)")
+    page, log = open_page(relative, width=WIDTH, height=HEIGHT)
+    problems, _ = slide_checks.audit_deck(page)
+    listed = [
+        f"slide {p['slide']} ({p['title'][:30]!r}): {p['kind']}: {p['text']}" for p in problems
+    ]
+    assert listed == [], f"{relative}:\n" + "\n".join(listed)
+    assert log.page_errors == [], log.page_errors
+
+
+@pytest.mark.parametrize("lecture", [1, 2])
+def test_lecture_deck_follows_the_two_lecture_path(open_page, site, lecture):
+    """Lecture *n*'s deck: its title slide, then for each chapter of the lecture (in the path's
+    order) the chapter's title slide and the slides the teaching page lists for its sections,
+    every one of a core section; all of them, and nothing else."""
+    relative = LECTURES[lecture - 1]
+    if not (site / relative).exists():
+        pytest.fail(f"{relative} is not in the site: make book builds the slides (make slides)")
+    chapters = course_path._chapters()
+    two = next(p for p in course_path.PATHS if p.lectures == 2)
+    _, lectures = course_path.resolve(two, chapters)
+    sections = lectures[lecture - 1]
+    expected: list[tuple[str, str]] = [("", "title")]
+    for stem in dict.fromkeys(s.stem for s in sections):
+        expected.append((stem, "title"))
+        numbers = sorted({k for s in sections if s.stem == stem for k in s.slides})
+        expected += [(stem, str(k)) for k in numbers]
+    page, log = open_page(relative, width=WIDTH, height=HEIGHT)
+    page.wait_for_function(READY, timeout=60_000)
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('.reveal .slides > section')].map(s => ({
+            chapter: s.dataset.chapter || '', cell: s.dataset.cell || '',
+            course: s.dataset.course || '', title: s.classList.contains('title-slide'),
+            heading: ((s.querySelector('.slide-title') || {}).textContent || '')
+                .replace(/\\s+/g, ' ').trim()}))"""
+    )
+    assert len(shown) == len(expected), f"{relative}: {len(shown)} slides, {len(expected)} listed"
+    assert len(sections) >= 3
+    for (stem, what), slide in zip(expected, shown, strict=True):
+        assert slide["chapter"] == stem, (slide, stem)
+        if what == "title":
+            assert slide["title"], slide
+        else:
+            assert slide["course"] == "core", slide
+    # the slides of a chapter are its deck's, in its order: the same titles as the chapter deck
+    for stem in dict.fromkeys(s.stem for s in sections):
+        numbers = [1, *sorted({k for s in sections if s.stem == stem for k in s.slides})]
+        mine = [s["heading"] for s in shown if s["chapter"] == stem]
+        deck, _ = open_page(f"slides/{stem}.html", width=WIDTH, height=HEIGHT)
+        deck.wait_for_function(READY, timeout=60_000)
+        theirs = deck.evaluate(
+            "[...document.querySelectorAll('.reveal .slides > section')]"
+            ".map(s => ((s.querySelector('.slide-title') || {}).textContent || '')"
+            ".replace(/\\s+/g, ' ').trim())"
+        )
+        assert mine == [theirs[k - 1] for k in numbers], stem
+    assert log.page_errors == [], log.page_errors
+
+
+#: A deck made to fail: each slide plants a problem the checks must find (the kinds of problem
+#: it makes, and no other), and a last slide is clean. ``(kinds, title, body)``.
+PLANTED = [
+    (
+        ("ellipsis",),
+        "A figure cut short",
+        '<figure><img src="img/x.png" alt=""><figcaption><strong>Figure 1.1:</strong> The '
+        "frequencies of a head for four bases, on a linear axis and a logarithmic one, where "
+        "each base …</figcaption></figure>",
+    ),
+    (
+        ("cut", "brackets"),
+        "A sentence split at an abbreviation",
+        '<p class="meaning">RoFormer (eqs.</p>',
+    ),
+    (("cut",), "A lead-in with nothing after it", "<p>It splits into two equations, and</p>"),
+    (
+        ("overlap",),
+        "A number over its formula",
+        '<div class="math">\\[a^2 + b^2 = c^2 + d^2 + e^2 + f^2\\]'
+        '<span class="eqno" style="position: absolute; inset: 0; text-align: center">(1.1)</span></div>',
+    ),
+    (("overflow",), "Too wide", '<p style="width: 1600px">A paragraph wider than the slide.</p>'),
+    (
+        (),
+        "A clean slide",
+        '<div class="math">\\[a^2 + b^2 = c^2\\]<span class="eqno">(1.2)</span></div>'
+        "<p>The numerator is relative (RoFormer eq. 16), and it still factors.</p>",
+    ),
+]
+
+
+def test_the_checks_fail_a_deck_with_planted_problems(browser, tmp_path):
+    """A cut caption, a cut sentence, an overlapping equation number and an overflow, each on
+    a slide of its own, are found there, and nothing is found on the clean slide."""
+    from PIL import Image
+
+    build_slides.copy_vendor(tmp_path)
+    (tmp_path / "img").mkdir()
+    Image.new("RGB", (800, 400), "white").save(tmp_path / "img" / "x.png")
+    slides = [
+        build_slides.Slide(0, title, body, "<p>Notes of the slide.</p>", "text").html()
+        for _, title, body in PLANTED
+    ]
+    deck = build_slides.Deck("planted", "1", "Planted problems", slides, 0, 0, len(slides))
+    (tmp_path / "planted.html").write_text(build_slides.deck_page(deck), encoding="utf-8")
+    page = slide_checks.open_deck(browser, tmp_path / "planted.html")
+    problems, shots = slide_checks.audit_deck(page, screenshot=True)
+    page.close()
+    found = sorted({(p["slide"], p["kind"]) for p in problems})
+    planted = sorted(
+        (n, kind) for n, (kinds, _, _) in enumerate(PLANTED, start=1) for kind in kinds
+    )
+    assert found == planted, problems
+    sheet = slide_checks.contact_sheet(shots, tmp_path / "contact.png", "planted")
+    with Image.open(sheet) as image:
+        rows = -(-len(PLANTED) // slide_checks.TILES_PER_ROW)
+        assert image.size[1] > rows * slide_checks.TILE_HEIGHT
 
 
 def test_core_only_deck_leaves_the_optional_sections_out(open_page, site):
