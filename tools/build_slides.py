@@ -632,7 +632,9 @@ class ChapterDeck:
         parts, used = [], 0
         if spec and spec.get("notes"):
             return self.renderer.render(spec["notes"]) + extra_html
-        sources = [*moved, *self.nearby_prose(index)]
+        # the blocks a slide left out are one text: an equation joins its sentence
+        sources = ["\n\n".join(moved)] if moved else []
+        sources += self.nearby_prose(index)
         cell = self.notebook.cells[index]
         if not sources and cell.cell_type == "markdown":
             sources = [cell.source]
@@ -668,11 +670,16 @@ class ChapterDeck:
                 tex = re.sub(r"\$\$\s*(\([^)]*\))?\s*$|```\s*$", "", block.strip()).rstrip()
                 tex = re.sub(r"\\end\{\w+\}\s*$", "", tex).rstrip()
                 tail = tex[-1] if tex and tex[-1] in ",.;" else ""
-                if out and not ends_sentence(out[-1]) and not out[-1].rstrip().endswith(":"):
+                if out and out[-1].rstrip().endswith(":"):
+                    # "... where the initial conditions apply: the equation on the slide."
+                    out[-1] = f"{out[-1].rstrip()} {name}."
+                    joined = False
+                elif out and not ends_sentence(out[-1]):
                     out[-1] = f"{out[-1].rstrip()} {name}{tail}"
+                    joined = not tail or tail == ","
                 else:
-                    out.append(f"See {name}{tail or '.'}")
-                joined = not tail or tail == ","
+                    out.append(f"See {name}.")
+                    joined = False
                 continue
             if joined and out and re.match(r"^[a-z,;]", block.strip()):
                 out[-1] = f"{out[-1]} {block.strip()}"
@@ -683,6 +690,9 @@ class ChapterDeck:
             joined = False
         if joined and out and not ends_sentence(out[-1]):
             out[-1] += "."
+        if out and out[-1].rstrip().endswith(":"):
+            # the code or output it introduced is not in the notes
+            out[-1] = out[-1].rstrip()[:-1] + "."
         return "\n\n".join(out)
 
     # --- slides
@@ -926,7 +936,7 @@ class ChapterDeck:
 
     def summary_notes(self) -> str:
         cells = self.section_cells("summary")
-        return "".join(self.renderer.render(HEADING.sub("", c.source)) for c in cells)
+        return "".join(self.renderer.render(self.spoken(HEADING.sub("", c.source))) for c in cells)
 
     def title_slide(self) -> str:
         """The chapter's number and title, what to know first and how long it takes (the
@@ -957,7 +967,7 @@ class ChapterDeck:
             f'<div class="meta">{meta_html}'
             f'<p class="chapter-link"><a href="{page}">The chapter in the book</a></p></div>\n'
             "</div>\n"
-            f'<aside class="notes">{self.renderer.render(opening)}</aside>\n'
+            f'<aside class="notes">{self.renderer.render(self.spoken(opening))}</aside>\n'
             "</section>"
         )
 
