@@ -155,7 +155,7 @@ BASES = {
     "pretrain": 1e4, "ft-1e4": 1e4, "ft-1e5": 2.0**8, "ft-1e6": 2.0**16, "ft-3e6": 2.0**24,
     "ft-1e7": 2.0**32, "ft-500": 500.0, "ft-60": 60.0, "ft-30": 30.0, "ft-16": 16.0,
 }  # fmt: skip
-DELTA = {"ft-500": -1.0, "ft-60": -1.5, "ft-30": -1.25, "ft-16": -1.25}
+DELTA = {"ft-60": -1.5, "ft-30": -1.25, "ft-16": -1.25}  # ft-500: planted offset
 EXPONENT_MODELS = ("ft-1e5", "ft-1e6", "ft-3e6", "ft-1e7")
 
 
@@ -174,16 +174,23 @@ def _write_synthetic(out: Path, seeds: list[int]) -> dict:
     """Records with planted answers; returns what was planted."""
     rng = np.random.default_rng(7)
     planted: dict = {"past": {}, "jitter": {}}
-    for seed in seeds:
+    # ft-500's offset puts 0 between the 95 % and the Bonferroni upper end of D_500 (all seeds)
+    jitters = 0.2 * np.random.default_rng(8).normal(size=(len(seeds), N_WINDOWS))
+    wd = np.random.default_rng(35).integers(0, N_WINDOWS, size=(RESAMPLES, N_WINDOWS))
+    sd = np.random.default_rng(36).integers(0, len(seeds), size=(RESAMPLES, len(seeds)))
+    j = [np.mean([jitters[s][wd[b]].mean() for s in sd[b]]) for b in range(RESAMPLES)]
+    offset = -(_hand_percentile(j, 97.5) + _hand_percentile(j, 100 - 2.5 / 7)) / 2
+    planted["offset_500"] = offset
+    for i, seed in enumerate(seeds):
         reference = 0.75 + 0.01 * rng.normal(size=N_WINDOWS)
         control_past = reference + 2.0 + 0.1 * rng.normal(size=N_WINDOWS)
-        jitter = 0.2 * rng.normal(size=N_WINDOWS)
+        jitter = jitters[i]
         planted["jitter"][seed] = jitter
         scale = 1 + seed % 3  # per-seed prefactor of the lengths
         for k, (name, base) in enumerate(BASES.items()):
             past = control_past + DELTA.get(name, 0.0)
             if name == "ft-500":
-                past = past + jitter
+                past = control_past + offset + jitter
             planted["past"][(seed, name)] = past
             if name in EXPONENT_MODELS:
                 step = EXPONENT_MODELS.index(name) + 1
@@ -241,6 +248,11 @@ def test_synthetic_primary_and_comparisons(synthetic):
         assert c["mean"] == pytest.approx(DELTA[name], abs=1e-12)
         assert c["boot"] == pytest.approx([DELTA[name]] * 2, abs=1e-12)
         assert c["verdict"] == v.SUPPORT
+    # Bonferroni (alpha/7) decides: the 95 % interval alone would call it support
+    d500 = comp["ft-500 vs ft-1e4"]["L_past"]
+    assert d500["boot"][1] < 0.0 < d500["boot_family"][1]
+    assert d500["verdict"] == v.INCONCLUSIVE
+    assert comp["ft-60 vs ft-500"]["L_past"]["verdict"] == v.SUPPORT
     assert comp["ft-30 vs ft-60"]["L_past"]["mean"] == pytest.approx(0.25, abs=1e-12)
     assert comp["ft-30 vs ft-60"]["L_past"]["verdict"] == v.REFUTATION
     assert comp["ft-16 vs ft-30"]["L_past"]["boot_family"] == [0.0, 0.0]  # exactly 0
