@@ -67,8 +67,8 @@ SLIDE_TAG = "slide"
 #: The course paths (issue 31, ``tools/course_path.py``), linked from the kit's menu.
 TEACHING_DOC = "book/teaching"
 #: Pages printed on one sheet in the PDF (small type, two columns), with the ids of their
-#: sections that span both columns.
-COMPACT_PAGES = {"book/cheatsheet": ("context-extension-methods-6-8",)}
+#: sections that span both columns (MyST targets, so that every edition has the same ids).
+COMPACT_PAGES = {"book/cheatsheet": ("cheat-methods", "cheat-config-keys")}
 
 
 def pdf_name(edition: str) -> str:
@@ -268,13 +268,19 @@ def compact_page(start: addnodes.start_of_file, wide: tuple[str, ...]) -> None:
     start.insert(start.index(top), _latex("\\begingroup\\ropelabcompactpage\n"))
     title = next(i for i, n in enumerate(top.children) if isinstance(n, nodes.title))
     top.insert(title + 1, _latex("\\scriptsize\\begin{multicols}{2}\n"))
+    spanned: set[str] = set()
     for section in list(top.findall(nodes.section)):
         if set(section.get("ids", [])) & set(wide):
+            spanned |= set(section["ids"]) & set(wide)
             parent = section.parent
             index = parent.index(section)
             parent.insert(index + 1, _latex("\\begin{multicols}{2}\n"))
             parent.insert(index, _latex("\\end{multicols}\n"))
     top.append(_latex("\\end{multicols}\\endgroup\n"))
+    for missing in sorted(set(wide) - spanned):
+        logger.warning(
+            "compact page %s: no section %r to span both columns", start["docname"], missing
+        )
 
 
 def fit_table_columns(table: nodes.table) -> None:
