@@ -140,7 +140,15 @@ def read_chapter(path: Path) -> Chapter:
                 current = seen - 1
         owner.append(max(current, 0))
     tagged = [i for i, c in enumerate(cells) if "slide" in c.get("metadata", {}).get("tags", [])]
-    slide_of = {cell: number for number, cell in enumerate(tagged, start=2)}
+    # a tagged cell makes one slide, or one per entry of a list in its ``slide`` metadata
+    # (tools/build_slides.py: a derivation's steps, one slide each)
+    slide_of: dict[int, list[int]] = {}
+    next_slide = 2
+    for cell_index in tagged:
+        written = cells[cell_index].get("metadata", {}).get("slide")
+        count = len(written) if isinstance(written, list) else 1
+        slide_of[cell_index] = list(range(next_slide, next_slide + count))
+        next_slide += count
     remember = [
         i
         for i, c in enumerate(cells)
@@ -148,13 +156,13 @@ def read_chapter(path: Path) -> Chapter:
         and re.search(r"\{admonition\} What to remember\n:class: remember", _text(c))
     ]
     closing = None
-    deck_size = 1 + len(tagged)
+    deck_size = next_slide - 1
     if remember and remember[0] not in slide_of:
         deck_size += 1
         closing = deck_size
     slides: dict[int, list[int]] = {}
-    for cell, number_ in slide_of.items():
-        slides.setdefault(owner[cell], []).append(number_)
+    for cell, numbers in slide_of.items():
+        slides.setdefault(owner[cell], []).extend(numbers)
     explorables: dict[int, list[str]] = {}
     for i, cell in enumerate(cells):
         if cell["cell_type"] != "code" or not EXPLORABLE.search(_text(cell)):
