@@ -292,26 +292,29 @@ def analyse(rec: Records, block: dict[str, Any]) -> dict[str, Any]:
         {"id": cid, "claim": "small base beats the control" if c["subtrahend"] == control
          else "smaller neighbour beats the larger", "measure": "L_past difference (nats)",
          "mean": c["L_past"]["mean"], "interval": c["L_past"]["boot_family"],
-         "interval_95": c["L_past"]["boot"], "verdict": c["L_past"]["verdict"]}
+         "interval_95": c["L_past"]["boot"], "t": c["L_past"]["t"],
+         "verdict": c["L_past"]["verdict"]}
         for cid, c in compared.items()
     ]  # fmt: skip
     table.append({
         "id": "exponent", "claim": f"exponent = {target}", "measure": "mean per-seed slope",
         "mean": {r: exponent[r]["mean"] for r in RULES},
         "interval": {r: exponent[r]["boot"] for r in RULES},
-        "verdict": exponent["verdict"],
+        "t": {r: exponent[r]["t"] for r in RULES}, "verdict": exponent["verdict"],
     })  # fmt: skip
     for m, t2 in theorem2.items():
         table.append({
             "id": f"within {m}", "claim": "loss inside the bound stays near the reference",
             "measure": "excess L_within (nats)", "mean": t2["excess_within"],
-            "interval": t2["excess_within_boot"], "verdict": t2["within_verdict"],
+            "interval": t2["excess_within_boot"], "t": primary[m]["excess_within"]["t"],
+            "verdict": t2["within_verdict"],
         })  # fmt: skip
     for m, t2 in theorem2.items():
         table.append({
             "id": f"bound {m}", "claim": "the bound is a real bound",
             "measure": "excess L_past_extra (nats)", "mean": t2["excess_past_extra"],
-            "interval": t2["excess_past_extra_boot"], "verdict": t2["bound_verdict"],
+            "interval": t2["excess_past_extra_boot"], "t": primary[m]["excess_past_extra"]["t"],
+            "verdict": t2["bound_verdict"],
         })  # fmt: skip
     return {
         "seeds": list(rec.seeds),

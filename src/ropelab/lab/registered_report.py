@@ -12,11 +12,12 @@ __all__ = ["format_interval", "format_report"]
 _SUBSETS = (("all", "seeds analysed"), ("unseen", "seeds 3-9 (unseen)"), ("seen", "seeds 0-2"))
 
 
-def format_interval(interval: list[float | None] | None, digits: int = 3) -> str:
-    """``[lo, hi]`` with ``digits`` decimals, ``[-]`` when an end is missing."""
+def format_interval(interval: list[float | None] | None, digits: int = 3, sign: bool = True) -> str:
+    """``[lo, hi]`` with ``digits`` decimals (and a sign), ``[-]`` when an end is missing."""
     if interval is None or interval[0] is None or interval[1] is None:
         return "[-]"
-    return f"[{interval[0]:+.{digits}f}, {interval[1]:+.{digits}f}]"
+    f = f"{'+' if sign else ''}.{digits}f"
+    return f"[{interval[0]:{f}}, {interval[1]:{f}}]"
 
 
 def _num(x: float | None, digits: int = 3) -> str:
@@ -29,21 +30,23 @@ def _verdict_rows(result: dict[str, Any]) -> list[str]:
         if isinstance(row["mean"], dict):
             body = "  ".join(
                 f"{rule} {_num(row['mean'][rule])} {format_interval(row['interval'][rule])}"
+                f" t {format_interval(row['t'][rule])}"
                 for rule in row["mean"]
             )
         else:
             body = f"{_num(row['mean'])} {format_interval(row['interval'])}"
             if "interval_95" in row:
-                body += f" (95%: {format_interval(row['interval_95'])})"
-        lines.append(f"  {row['id']:<18} {body:<62} {row['verdict']}")
+                body += f" 95% {format_interval(row['interval_95'])}"
+            body += f" t {format_interval(row['t'])}"
+        lines.append(f"  {row['id']:<18} {body:<70} {row['verdict']}")
     return lines
 
 
 def _secondary(result: dict[str, Any]) -> list[str]:
-    lines = ["  supported length (full resolution), mean over seeds [bootstrap 95%] / t 95%:"]
+    lines = ["  supported length (full resolution), mean over seeds [bootstrap 95%]:"]
     for rule, models in result["supported_length"].items():
         cells = [
-            f"{m} {s['mean']:.0f} {format_interval(s['boot'], 0)}"
+            f"{m} {s['mean']:.0f} {format_interval(s['boot'], 0, sign=False)}"
             + (f" ({s['censored']} cens.)" if s["censored"] else "")
             for m, s in models.items()
         ]
@@ -71,8 +74,8 @@ def format_report(analysis: dict[str, Any]) -> str:
     lines = [
         f"registered analysis (lab/PLAN.md); seeds analysed {analysis['seeds_analysed']}"
         + ("" if analysis["complete"] else f"; INCOMPLETE: seeds {analysis['missing_seeds']}"),
-        "verdicts from the bootstrap over seeds and windows (small-base rows: Bonferroni a/7;"
-        " others 95%)",
+        "verdicts from the bootstrap over seeds and windows (small-base rows: Bonferroni a/7,"
+        " then the 95% one; others 95%); t: the t interval over seeds, windows fixed",
     ]
     for key, label in _SUBSETS:
         result = analysis["subsets"][key]
