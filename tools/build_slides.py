@@ -1028,8 +1028,9 @@ LECTURE_STEM = "lecture-{n}"
 def lecture_decks(decks: list[Deck]) -> list[Deck]:
     """One deck per lecture of the teaching page's two-lecture path (``tools/course_path.py``:
     the core sections the chapters mark, in the path's order): a title slide naming the
-    lecture's parts and minutes, then for each chapter its title slide and the slides of the
-    sections the lecture takes, as the chapter's deck draws them. A chapter the folder has no
+    lecture's parts and minutes, then for each chapter its title slide, the slides of the
+    sections the lecture takes and its What-to-remember slide, as the chapter's deck draws
+    them (the slides the teaching page lists for the lecture). A chapter the folder has no
     deck of is left out (a build of some chapters only)."""
     import course_path
 
@@ -1075,6 +1076,8 @@ def lecture_decks(decks: list[Deck]) -> list[Deck]:
         for stem in dict.fromkeys(s.stem for s in sections):
             deck = by_stem[stem]
             numbers = [1, *sorted({k for s in sections if s.stem == stem for k in s.slides})]
+            if chapters[stem].closing_slide:
+                numbers.append(chapters[stem].closing_slide)  # its What-to-remember slide
             for k in numbers:
                 slides.append(
                     deck.slides[k - 1].replace(

@@ -214,8 +214,8 @@ def test_every_slide_passes_the_lecturers_checks(open_page, site, relative):
 @pytest.mark.parametrize("lecture", [1, 2])
 def test_lecture_deck_follows_the_two_lecture_path(open_page, site, lecture):
     """Lecture *n*'s deck: its title slide, then for each chapter of the lecture (in the path's
-    order) the chapter's title slide and the slides the teaching page lists for its sections,
-    every one of a core section; all of them, and nothing else."""
+    order) the chapter's title slide, the slides the teaching page lists for its sections
+    (every one of a core section) and its What-to-remember slide; all of them, nothing else."""
     relative = LECTURES[lecture - 1]
     if not (site / relative).exists():
         pytest.fail(f"{relative} is not in the site: make book builds the slides (make slides)")
@@ -228,6 +228,8 @@ def test_lecture_deck_follows_the_two_lecture_path(open_page, site, lecture):
         expected.append((stem, "title"))
         numbers = sorted({k for s in sections if s.stem == stem for k in s.slides})
         expected += [(stem, str(k)) for k in numbers]
+        if chapters[stem].closing_slide:
+            expected.append((stem, "closing"))
     page, log = open_page(relative, width=WIDTH, height=HEIGHT)
     page.wait_for_function(READY, timeout=60_000)
     shown = page.evaluate(
@@ -243,11 +245,14 @@ def test_lecture_deck_follows_the_two_lecture_path(open_page, site, lecture):
         assert slide["chapter"] == stem, (slide, stem)
         if what == "title":
             assert slide["title"], slide
+        elif what == "closing":
+            assert slide["heading"] == "What to remember", slide
         else:
             assert slide["course"] == "core", slide
     # the slides of a chapter are its deck's, in its order: the same titles as the chapter deck
     for stem in dict.fromkeys(s.stem for s in sections):
         numbers = [1, *sorted({k for s in sections if s.stem == stem for k in s.slides})]
+        numbers += [chapters[stem].closing_slide] if chapters[stem].closing_slide else []
         mine = [s["heading"] for s in shown if s["chapter"] == stem]
         deck, _ = open_page(f"slides/{stem}.html", width=WIDTH, height=HEIGHT)
         deck.wait_for_function(READY, timeout=60_000)
