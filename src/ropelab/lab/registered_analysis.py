@@ -23,7 +23,11 @@ analysed, ascending); percentile intervals at 95 % and, for the seven comparison
 Secondary (sections 3.2 and 5): the supported length at full resolution under the registered
 (persist 128) and the original (persist 0) rule: the point from the record, the resample *b*
 from the record's ``boot_<rule>[b]`` (the same window draw), averaged over the seeds of seed
-draw *b*; a censored length counts as ``at_least``. The exponent: per seed, the least-squares
+draw *b*; a censored length counts as ``at_least``. The seven comparisons are also made with
+these lengths (smaller base longer; verdicts from the :math:`\alpha/7` intervals, combined over
+the two rules by :func:`ropelab.lab.registered_verdicts.combine_rules`). The Bonferroni
+percentiles are computed at exactly :math:`\alpha/14` = 0.357 % and 99.643 % (the plan's
+"0.36 % and 99.64 %", rounded). The exponent: per seed, the least-squares
 slope of :math:`\ln L` on :math:`\ln\beta` over ft-1e5, ft-1e6, ft-3e6 and ft-1e7, a censored
 point left out (the seed enters with at least 3 points, else not at all; the same in every
 resample); the statistic is the mean over seeds. The curvature: per seed the coefficient of
