@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from book_toc import toc_notebooks  # noqa: E402
-from export_pptx import PPTX_DIR  # noqa: E402
+from export_pptx import PPTX_DIR, clip_box, fit_picture, notes_paragraphs  # noqa: E402
 from lecturer_kit import SLIDES_DIR, STUDENT_DIR  # noqa: E402
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
@@ -171,6 +171,36 @@ def pptx_problems(deck: Path, pptx: Path | io.BytesIO) -> list[str]:
                 f"{where}: notes differ: {squeeze(notes)[:60]!r} against {expected_notes[:60]!r}"
             )
     return problems
+
+
+def test_pictures_fit_their_box_and_boxes_are_clipped_to_the_slide():
+    # a square picture in a 100 x 50 box: 50 x 50, centred across
+    assert fit_picture((10.0, 20.0, 100.0, 50.0), 400, 400) == (35.0, 20.0, 50.0, 50.0)
+    # a wide picture in a tall box: as wide as the box, centred down
+    assert fit_picture((0.0, 0.0, 100.0, 300.0), 200, 100) == (0.0, 125.0, 100.0, 50.0)
+    # boxes from a slide drawn at half size are doubled, then cut at the slide's edges
+    assert clip_box([600.0, 300.0, 100.0, 100.0], 2.0) == (1200.0, 600.0, 80.0, 120.0)
+    assert clip_box([-10.0, 5.0, 30.0, 10.0], 1.0) == (0.0, 5.0, 20.0, 10.0)
+    assert clip_box([0.0, 720.0, 50.0, 50.0], 1.0) is None
+
+
+def test_notes_keep_paragraphs_lists_and_math_as_tex():
+    aside = BeautifulSoup(
+        '<aside class="notes"><p>A query at <span class="math">\\(m\\)</span> and\n'
+        "a <em>key</em>,</p>\n"
+        '<div class="math">\\[a = b\n + c\\]</div>'
+        "<ol><li>one</li><li>two <code>x</code></li></ol>"
+        "<ul><li>left<ul><li>inner</li></ul></li></ul></aside>",
+        "html.parser",
+    ).aside
+    assert notes_paragraphs(aside) == [
+        "A query at $m$ and a key,",
+        "$$a = b + c$$",
+        "1. one",
+        "2. two x",
+        "\u2022 left",
+        "  \u2022 inner",
+    ]
 
 
 def pptx_of(edition: str, stem: str) -> Path:

@@ -185,12 +185,12 @@ def clip_box(rect: list[float], scale: float) -> tuple[float, float, float, floa
 def fit_picture(
     box: tuple[float, float, float, float], width: int, height: int
 ) -> tuple[float, float, float, float]:
-    """A ``width`` x ``height`` picture scaled to fit ``box`` (never enlarged past it), its
-    aspect kept, centred in the box across and at its top."""
+    """A ``width`` x ``height`` picture scaled to the largest size that fits ``box``, its aspect
+    kept, centred in the box (as the deck's figures fill theirs, ``object-fit: contain``)."""
     x, y, w, h = box
     scale = min(w / width, h / height)
     fitted_w, fitted_h = width * scale, height * scale
-    return x + (w - fitted_w) / 2, y, fitted_w, fitted_h
+    return x + (w - fitted_w) / 2, y + (h - fitted_h) / 2, fitted_w, fitted_h
 
 
 def emu(px: float) -> Emu:
@@ -283,7 +283,7 @@ def write_pptx(
     prs.slide_width, prs.slide_height = Emu(SLIDE_EMU[0]), Emu(SLIDE_EMU[1])
     prs.core_properties.title = title
     prs.core_properties.author = "RoPE, derived and run"
-    for number, (spec, paragraphs) in enumerate(zip(slides, notes, strict=True), 1):
+    for spec, paragraphs in zip(slides, notes, strict=True):
         scale = SLIDE_PX[0] / spec["size"][0] if spec["size"][0] else 1.0
         heading = spec.get("title")
         slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY if heading else BLANK])
@@ -315,8 +315,6 @@ def write_pptx(
             picture.name = f"Picture {item['shot']}"
         if paragraphs:
             slide.notes_slide.notes_text_frame.text = "\n".join(paragraphs)
-        if number == 1 and heading:
-            slide.shapes.title.name = "Title"
     path.parent.mkdir(parents=True, exist_ok=True)
     prs.save(str(path))
 
