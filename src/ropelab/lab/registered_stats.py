@@ -76,7 +76,7 @@ def resampled_means(
     if not np.all(np.isfinite(x)):
         raise ValueError("per_window must be finite")
     n, w = x.shape
-    return np.einsum("bw,bw->b", sc @ x, wc) / (n * w)
+    return ((wc @ x.T) * sc).sum(1) / (n * w)
 
 
 def resampled_seed_means(per_seed: np.ndarray, draws: np.ndarray) -> np.ndarray:
@@ -126,20 +126,22 @@ def masked_coefficient(
     m = np.asarray(mask, dtype=bool)
     if xs.ndim != 1 or ys.shape[-1] != xs.size or m.shape != ys.shape:
         raise ValueError("x must be (k,), y and mask (..., k)")
+    if xs.size > 62:  # each row's pattern of kept points is coded in the bits of an int64
+        raise ValueError(f"x must hold at most 62 points, got {xs.size}")
     if int(degree) < 1:
         raise ValueError(f"degree must be >= 1, got {degree}")
     flat_y, flat_m = ys.reshape(-1, xs.size), m.reshape(-1, xs.size)
     out = np.full(flat_y.shape[0], np.nan)
     need = max(int(min_points), degree + 1)
-    patterns, inverse = np.unique(flat_m, axis=0, return_inverse=True)
-    inverse = np.asarray(inverse).ravel()
-    for p, keep in enumerate(patterns):
+    codes = flat_m.astype(np.int64) @ (1 << np.arange(xs.size, dtype=np.int64))
+    for code in np.unique(codes):
+        keep = (int(code) >> np.arange(xs.size)) & 1 == 1
         if keep.sum() < need:
             continue
         kept = xs[keep]
         centred = kept - kept.mean()
         vander = centred[:, None] ** np.arange(degree + 1)[None, :]
         row = np.linalg.pinv(vander)[degree]  # coefficient = row . y[keep]
-        rows = inverse == p
+        rows = codes == code
         out[rows] = flat_y[rows][:, keep] @ row
     return out.reshape(ys.shape[:-1])
