@@ -35,6 +35,7 @@ import posixpath
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,14 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from narrow_math import display_tex, narrow_request, without_author_form  # noqa: E402
+
 TYPESET_SCRIPT = HERE / "typeset_math.js"
 #: Where the site serves MathJax's fonts (``html_static_path``: vendor/ -> _static/).
 FONTS = "_static/mathjax/output/chtml/fonts/woff-v2"
+#: Beside the site (``_build/narrow_math.json``): each narrow form with its wide form.
+NARROW_LOG = "narrow_math.json"
 #: The first thing in a page's MathJax stylesheet: marks a page as typeset already.
 STYLE_ID = "MJX-CHTML-styles"
 #: The size the browser gave the book's equations (MathJax matches the surrounding font's
@@ -110,12 +116,24 @@ def mathjax_config(app: Sphinx) -> dict[str, Any]:
     return {"tex": config.get("tex", {}), "chtml": chtml, "options": config.get("options", {})}
 
 
-def typeset(requests: list[list[str]], config: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every page's math fragments through ``typeset_math.js`` (one Node process)."""
+def with_narrow_form(wide: str, narrow: str) -> str:
+    """A display fragment with its narrow form after the wide one (issue 33): both MathJax
+    containers are marked ``data-ropelab-variant``; the narrow one starts hidden from screen
+    readers (``ropelab-narrow.js`` moves ``aria-hidden`` to whichever is hidden)."""
+    wide = wide.replace("<mjx-container ", '<mjx-container data-ropelab-variant="wide" ', 1)
+    narrow = narrow.strip().replace(
+        "<mjx-container ", '<mjx-container data-ropelab-variant="narrow" aria-hidden="true" ', 1
+    )
+    return wide + narrow
+
+
+def typeset(requests: list[dict[str, Any]], config: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page's math fragments (and the narrow forms asked for, issue 33) through
+    ``typeset_math.js`` (one Node process)."""
     node = shutil.which("node")
     if node is None:
         raise ExtensionError("light_pages: Node.js is needed to typeset the mathematics")
-    payload = json.dumps({"config": config, "pages": [{"fragments": f} for f in requests]})
+    payload = json.dumps({"config": config, "pages": requests})
     done = subprocess.run(
         [node, str(TYPESET_SCRIPT)], input=payload, capture_output=True, text=True, check=False
     )
@@ -141,19 +159,36 @@ def typeset_pages(app: Sphinx, outdir: Path, pages: list[Path]) -> int:
             found.append((path, text, matches))
     if not found:
         return 0
-    results = typeset(
-        [[m.group(3) for m in matches] for _, _, matches in found], mathjax_config(app)
-    )
+    requests = []
+    for _, _, matches in found:
+        narrow = {}
+        for index, match in enumerate(matches):
+            if match.group(2) == "div":
+                request = narrow_request(match.group(3))
+                if request:
+                    narrow[index] = request
+        fragments = [without_author_form(m.group(3)) for m in matches]
+        requests.append({"fragments": fragments, "narrow": narrow})
+    results = typeset(requests, mathjax_config(app))
     total = 0
+    narrow_log = []
     for (path, text, matches), result in zip(found, results, strict=True):
         relative = path.relative_to(outdir).as_posix()
+        for index, tex in result["narrowTeX"].items():
+            wide = display_tex(matches[int(index)].group(3))
+            narrow_log.append({"page": relative, "wide": wide, "narrow": tex})
         if result["failed"]:
             raise ExtensionError(
                 f"light_pages: {relative}: MathJax could not read {result['failed'][:3]}"
             )
         fonts = posixpath.relpath(FONTS, posixpath.dirname(relative) or ".")
         pieces, last = [], 0
-        for match, typeset_html in zip(matches, result["fragments"], strict=True):
+        for index, (match, typeset_html) in enumerate(
+            zip(matches, result["fragments"], strict=True)
+        ):
+            narrow = result["narrow"].get(str(index))
+            if narrow:
+                typeset_html = with_narrow_form(typeset_html, narrow)
             pieces += [text[last : match.start(3)], typeset_html]
             last = match.end(3)
         pieces.append(text[last:])
@@ -162,6 +197,10 @@ def typeset_pages(app: Sphinx, outdir: Path, pages: list[Path]) -> int:
         page = page.replace("</head>", f'<style id="{STYLE_ID}">\n{css}</style>\n</head>', 1)
         path.write_text(page, encoding="utf-8")
         total += result["equations"]
+    # every narrow form of the build, to read them side by side with the wide ones
+    (outdir.parent / NARROW_LOG).write_text(
+        json.dumps(narrow_log, indent=1, ensure_ascii=False), encoding="utf-8"
+    )
     return total
 
 

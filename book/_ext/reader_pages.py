@@ -7,6 +7,8 @@ it to every page) and adds, after the theme's stylesheets:
   its own box instead of being clipped, the ``screen-only`` / ``print-only`` cell tags, and the
   print stylesheet (no navigation, solutions open, explorables replaced by their static figure,
   code wrapped);
+* ``ropelab-narrow.js``: on a narrow screen, shows the narrow form of a display equation too
+  wide for its column (issue 33, ``light_pages.py``), shrinks or marks what still does not fit;
 * ``ropelab-print.js``: scales an equation wider than the paper down when printing.
 
 Configuration (``_config.yml``, ``sphinx.config``): ``ropelab_print_solutions`` is ``"open"``
@@ -40,6 +42,8 @@ def add_assets(app: Sphinx, config: Config) -> None:
     app.add_css_file("ropelab-pages.css", priority=PRIORITY)
     if config.ropelab_print_solutions == "hidden":
         app.add_css_file("ropelab-print-no-solutions.css", priority=PRIORITY)
+    # before ropelab-print.js: on a print, it steps aside before that script fits the paper
+    app.add_js_file("ropelab-narrow.js", priority=PRIORITY, defer="defer")
     app.add_js_file("ropelab-print.js", priority=PRIORITY, defer="defer")
 
 

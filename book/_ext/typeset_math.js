@@ -8,6 +8,13 @@
 // A fragment is the inside of one element of class "math" (its TeX between \( \), \[ \] or
 // $$ $$, and whatever markup the element holds, e.g. Sphinx's equation number). Each page is
 // one MathJax document, so its stylesheet holds the glyphs that page uses and no others.
+//
+// Phones (issue 33): a page's `narrow` maps a fragment's index to the rows of its narrow form
+// (book/_ext/narrow_math.py) or to an author's TeX; the pieces are packed into lines no wider
+// than NARROW_EM (measured with MathJax's metrics) and the narrow form is typeset on the same
+// page; it comes back in `narrow` (index -> html). Inline math wider than CHUNK_EM is cut
+// into unbreakable chunks after its top-level relations, operators and commas, so that it
+// can wrap at the end of a line (the page's CSS lets it).
 'use strict';
 
 const path = require('path');
@@ -23,6 +30,101 @@ function readStdin() {
     process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     process.stdin.on('error', reject);
   });
+}
+
+// A phone's column at 390 px is 343 px, 16.8 em of the book's math (16 px x 1.273); a
+// 360-px phone has 313 px. Lines of a narrow form aim at 15 em.
+const NARROW_EM = 15;
+const CHUNK_EM = 6;
+
+function widthOf(MathJax, tex) {
+  const {STATE} = MathJax._.core.MathItem;
+  const doc = MathJax.startup.document;
+  const output = MathJax.startup.output;
+  const root = doc.convert(tex, {display: true, end: STATE.COMPILED});
+  output.setDocument(doc);
+  output.math = {root, display: true, outputData: {}};
+  output.nodeMap = new Map();
+  const width = output.factory.wrap(root).getOuterBBox().w;
+  output.nodeMap = null;
+  return width;
+}
+
+// The rows of book/_ext/narrow_math.py packed into lines of an `aligned` environment: each
+// relation starts a line, aligned on it; a line is continued at a binary operator, indented,
+// when it would be wider than NARROW_EM. A wide left-hand side may rather go on a line of its
+// own, with the relations indented under it ("hanging"): both are measured, the narrower
+// one wins (the aligned one when both fit).
+function narrowTeX(MathJax, rows) {
+  const measure = (tex) => widthOf(MathJax, tex);
+  const leadWidth = Math.max(0, ...rows.map((row) => (row.lead ? measure(row.lead) : 0)));
+  const layout = (hanging) => {
+    const room = NARROW_EM - (hanging ? 1 : leadWidth);
+    const lines = [];
+    for (const row of rows) {
+      if (hanging && row.lead) lines.push(`& ${row.lead}`);
+      let line = null;
+      let first = true;
+      for (const [kind, tex] of row.pieces) {
+        const indent = kind === 'bin' ? '\\quad ' : '';
+        const prefix = hanging ? '&\\quad ' : first && row.lead ? `${row.lead} & ` : '& ';
+        if (line === null || kind === 'rel') {
+          if (line !== null) lines.push(line);
+          line = `${prefix}${indent}${tex}`;
+          first = false;
+          continue;
+        }
+        const candidate = `${line} ${tex}`;
+        const body = candidate.slice(candidate.indexOf('&') + 1);
+        if (measure(`{}${body}`) <= room) {
+          line = candidate;
+        } else {
+          lines.push(line);
+          const times = kind === 'mul' ? '\\times ' : '';
+          line = `${hanging ? '&\\quad' : '&'}\\quad ${times}${tex}`;
+        }
+      }
+      if (line !== null) lines.push(line);
+    }
+    return `\\begin{aligned}${lines.join('\\\\\n')}\\end{aligned}`;
+  };
+  const aligned = layout(false);
+  const alignedWidth = measure(aligned);
+  if (alignedWidth <= NARROW_EM || !rows.some((row) => row.lead)) return aligned;
+  const hanging = layout(true);
+  return measure(hanging) < alignedWidth - 0.25 ? hanging : aligned;
+}
+
+// Cut an inline formula's top-level CHTML into chunks that do not break inside, so that the
+// browser may wrap it between them (MathJax 3 never breaks a line itself).
+function chunkInline(adaptor, container) {
+  const math = adaptor.childNodes(container).find((n) => adaptor.kind(n) === 'mjx-math');
+  if (!math) return false;
+  let kids = adaptor.childNodes(math);
+  // a formula wrapped in one group: its inside
+  while (kids.length === 1 && adaptor.kind(kids[0]) === 'mjx-mrow') {
+    kids = adaptor.childNodes(kids[0]);
+  }
+  const breakAfter = (node, next) => {
+    if (adaptor.kind(node) !== 'mjx-mo') return false;
+    const space = adaptor.getAttribute(node, 'space');
+    const nextSpace = next ? adaptor.getAttribute(next, 'space') : null;
+    return space === '3' || space === '4' || (!space && nextSpace === '2');
+  };
+  const groups = [[]];
+  kids.forEach((node, i) => {
+    groups[groups.length - 1].push(node);
+    if (i < kids.length - 1 && breakAfter(node, kids[i + 1])) groups.push([]);
+  });
+  if (groups.length < 2) return false;
+  const parent = adaptor.parent(kids[0]);
+  for (const group of groups) {
+    const chunk = adaptor.node('mjx-chunk');
+    adaptor.insert(chunk, group[0]);
+    for (const node of group) adaptor.append(chunk, node);
+  }
+  adaptor.setAttribute(math, 'breakable', 'true');
+  return parent !== null;
 }
 
 async function main() {
@@ -41,10 +143,22 @@ async function main() {
   const output = MathJax.startup.output;
   const pages = [];
   for (const page of request.pages) {
+    // the narrow forms first (measuring adds nothing to the page's stylesheet)
+    const narrow = {};
+    for (const [index, request] of Object.entries(page.narrow || {})) {
+      // an equation a phone shows whole has no narrow form, nor one that gains nothing
+      const wide = widthOf(MathJax, request.wide);
+      if (wide <= NARROW_EM && !request.tex) continue;
+      const tex = request.tex || narrowTeX(MathJax, request.rows);
+      if (request.tex || widthOf(MathJax, tex) < wide - 0.5) narrow[index] = tex;
+    }
     // a fresh stylesheet per page: only the characters this page uses
     output.clearCache();
+    const escape = (tex) => tex.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const body = page.fragments
       .map((fragment, index) => `<div data-ropelab-math="${index}">${fragment}</div>`)
+      .concat(Object.entries(narrow).map(
+        ([index, tex]) => `<div data-ropelab-narrow="${index}">\\[${escape(tex)}\\]</div>`))
       .join('\n');
     const doc = mathjax.document(`<!DOCTYPE html><html><head></head><body>${body}</body></html>`, {
       InputJax: input,
@@ -52,10 +166,22 @@ async function main() {
       ...(config.options || {}),
     });
     doc.render();
+    let chunked = 0;
+    for (const item of doc.math) {
+      if (!item.display && item.typesetRoot) {
+        const width = output.getBBox(item, doc).w;
+        if (width > CHUNK_EM && chunkInline(adaptor, item.typesetRoot)) chunked++;
+      }
+    }
     const fragments = [];
+    const narrowHtml = {};
     for (const node of adaptor.childNodes(adaptor.body(doc.document))) {
-      if (adaptor.kind(node) === 'div') {
-        fragments[Number(adaptor.getAttribute(node, 'data-ropelab-math'))] = adaptor.innerHTML(node);
+      if (adaptor.kind(node) !== 'div') continue;
+      const index = adaptor.getAttribute(node, 'data-ropelab-math');
+      if (index !== null && index !== undefined) {
+        fragments[Number(index)] = adaptor.innerHTML(node);
+      } else {
+        narrowHtml[adaptor.getAttribute(node, 'data-ropelab-narrow')] = adaptor.innerHTML(node);
       }
     }
     const css = adaptor.textContent(output.styleSheet(doc));
@@ -64,7 +190,7 @@ async function main() {
     const failed = items
       .filter((item) => /<merror|mathcolor="red"/.test(MathJax.startup.toMML(item.root)))
       .map((item) => item.math);
-    pages.push({fragments, css, equations: items.length, failed});
+    pages.push({fragments, narrow: narrowHtml, narrowTeX: narrow, chunked, css, equations: items.length, failed});
   }
   process.stdout.write(JSON.stringify({pages}));
 }
