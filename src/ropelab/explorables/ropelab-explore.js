@@ -2182,17 +2182,17 @@
   }
 
   const KINDS = {
-    rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410 },
+    rotation2d: { compute: rotationData, draw: drawRotation, readout: rotationReadout, height: 410, split: 360 },
     complex_pair: { compute: complexPairData, draw: drawComplexPair, readout: complexPairReadout, height: 440 },
     complex_score: { compute: complexScoreData, draw: drawComplexScore, readout: complexScoreReadout, height: 440 },
     block_matrix: { compute: blockData, draw: drawBlocks, readout: blocksReadout, height: 470 },
-    precision: { compute: precisionData, draw: drawPrecision, readout: precisionReadout, height: 450 },
-    spectrum: { compute: spectrumData, draw: drawSpectrum, readout: spectrumReadout, height: 440 },
-    decay: { compute: decayData, draw: drawDecay, readout: decayReadout, height: 420 },
+    precision: { compute: precisionData, draw: drawPrecision, readout: precisionReadout, height: 450, split: 350 },
+    spectrum: { compute: spectrumData, draw: drawSpectrum, readout: spectrumReadout, height: 440, split: 360 },
+    decay: { compute: decayData, draw: drawDecay, readout: decayReadout, height: 420, split: 350 },
     calculator: { compute: calculatorData, draw: drawCalculator, readout: calculatorReadout, height: 475 },
     extension_methods: { compute: extensionMethodsData, draw: drawExtensionMethods, readout: extensionMethodsReadout, height: 500 },
-    multiaxis: { compute: multiaxisData, draw: drawMultiaxis, readout: multiaxisReadout, height: 450 },
-    remapping: { compute: remappingData, draw: drawRemapping, readout: remappingReadout, height: 450 },
+    multiaxis: { compute: multiaxisData, draw: drawMultiaxis, readout: multiaxisReadout, height: 450, split: 350 },
+    remapping: { compute: remappingData, draw: drawRemapping, readout: remappingReadout, height: 450, split: 400 },
   };
 
   // The data of figure `kind` for clamped parameters (ropelab.interactive: spec.compute).
@@ -2257,6 +2257,85 @@
     return spec.decimals === undefined ? formatNumber(value) : fmtF(value, spec.decimals);
   }
 
+  // ---------------------------------------------------------------------------------------
+  // On a phone (issue 33): the panels of a figure stacked, no label under 11 px.
+  // ---------------------------------------------------------------------------------------
+  // A figure box narrower than this is a phone's: its panels go one under the other.
+  const STACK_BELOW = 520;
+  const SMALLEST_LABEL = 11; // CSS pixels
+  // Past this, labels would crowd their panel: the figure keeps a readable size and scrolls.
+  const MOST_ENLARGED = 1.3;
+
+  // What a figure says across its whole width (a text centred at WIDTH / 2), as HTML lines
+  // above the stacked panels, with its indices as <sub> and <sup>.
+  function headerLines(texts) {
+    return texts.map((node) => {
+      const line = document.createElement('div');
+      line.className = 'ropelab-figure-line';
+      for (const span of node.querySelectorAll('tspan')) {
+        const index = span.hasAttribute('font-size');
+        const part = document.createElement(index ? (parseFloat(span.getAttribute('dy')) > 0 ? 'sub' : 'sup') : 'span');
+        part.textContent = span.textContent;
+        line.appendChild(part);
+      }
+      if (node.getAttribute('font-weight')) line.style.fontWeight = node.getAttribute('font-weight');
+      return line;
+    });
+  }
+
+  // Re-lay a drawn figure for a narrow box: the header texts become HTML lines, the panels
+  // left and right of `split` (SVG units; null for one panel) go one under the other, the
+  // drawing is cropped to what it holds, then labels smaller than SMALLEST_LABEL are enlarged
+  // (up to MOST_ENLARGED), or the figure keeps a size where they are readable and scrolls.
+  function stackFigure(figure, svg, split) {
+    const lines = [];
+    const columns = [[], []];
+    for (const node of [...svg.children]) {
+      if (node.tagName === 'text' && node.getAttribute('x') === String(WIDTH / 2)) {
+        lines.push(node);
+        continue;
+      }
+      const b = node.getBBox();
+      columns[split !== null && b.x + b.width / 2 > split ? 1 : 0].push(node);
+    }
+    const notes = document.createElement('div');
+    notes.className = 'ropelab-figure-notes';
+    for (const line of headerLines(lines)) notes.appendChild(line);
+    for (const node of lines) node.remove();
+    let top = 4;
+    let width = 0;
+    const groups = [];
+    for (const nodes of columns.filter((c) => c.length)) {
+      const g = document.createElementNS(SVG_NS, 'g');
+      svg.appendChild(g);
+      for (const node of nodes) g.appendChild(node);
+      const b = g.getBBox();
+      groups.push([g, b]);
+      width = Math.max(width, b.width + 8);
+    }
+    for (const [g, b] of groups) {
+      g.setAttribute('transform', `translate(${((width - b.width) / 2 - b.x).toFixed(1)} ${(top - b.y).toFixed(1)})`);
+      top += b.height + 18;
+    }
+    svg.setAttribute('viewBox', `0 0 ${width.toFixed(1)} ${(top - 14).toFixed(1)}`);
+    if (lines.length) figure.insertBefore(notes, svg);
+    const unit = figure.clientWidth / width;
+    const sizes = [...svg.querySelectorAll('text')].map((node) => parseFloat(node.getAttribute('font-size')));
+    const smallest = Math.min(...sizes);
+    let enlarge = SMALLEST_LABEL / (smallest * unit);
+    if (enlarge > MOST_ENLARGED) {
+      // as wide as it must be for the labels at MOST_ENLARGED; the box scrolls (with a cue)
+      svg.style.minWidth = `${Math.ceil((width * SMALLEST_LABEL) / (smallest * MOST_ENLARGED))}px`;
+      figure.classList.add('ropelab-figure-scrolls');
+      enlarge = MOST_ENLARGED;
+    }
+    if (enlarge > 1) {
+      for (const node of svg.querySelectorAll('text, tspan[font-size]')) {
+        node.setAttribute('font-size', (parseFloat(node.getAttribute('font-size')) * enlarge).toFixed(2));
+      }
+    }
+  }
+
   const STYLE = `
 .ropelab-explorable { border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 14px 12px;
   margin: 0.4em 0 1.2em; background: #ffffff; color: #222222; max-width: 780px;
@@ -2273,6 +2352,10 @@
 .ropelab-readout { margin: 6px 0 0; padding: 6px 10px; background: #f6f8fa; border-radius: 4px;
   font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px;
   white-space: pre-wrap; overflow-x: auto; }
+.ropelab-figure-notes { font-size: 13px; text-align: center; margin: 2px 0 4px; }
+.ropelab-figure.ropelab-figure-scrolls { overflow-x: auto;
+  background: linear-gradient(to left, #ffffff 40%, rgba(255,255,255,0)) right / 2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.3), rgba(0,0,0,0)) right / 0.8rem 100% no-repeat scroll; }
 @media (max-width: 600px) {
   .ropelab-explorable { padding: 8px 8px 10px; }
   .ropelab-control { grid-template-columns: minmax(0, 1fr) 5.5em; gap: 2px 8px; }
@@ -2342,9 +2425,15 @@
       svg.setAttribute('aria-label', text.split('\n')[0]);
       kind.draw(svg, instance.data, config.constants);
       figure.textContent = '';
+      figure.classList.remove('ropelab-figure-scrolls');
       figure.appendChild(svg);
+      instance.stacked = figure.clientWidth > 0 && figure.clientWidth < STACK_BELOW;
+      if (instance.stacked) {
+        stackFigure(figure, svg, kind.split === undefined ? null : kind.split);
+      }
       readoutBox.textContent = text;
     }
+    instance.redraw = redraw;
 
     // A slider whose lower end follows another control (spec.at_least: T_tune ≥ T_train)
     // starts at that control's position, and its value is raised with it (clamp).
@@ -2386,6 +2475,9 @@
     followFloors();
     redraw();
     instances.push(instance);
+    if (watcher) {
+      watcher.observe(figure);
+    }
     return instance;
   }
 
@@ -2399,7 +2491,22 @@
     }
   }
 
+  // A figure whose box crossed STACK_BELOW (a phone turned, a window resized) is drawn again.
+  function restack() {
+    for (const instance of instances) {
+      const width = instance.root.querySelector('.ropelab-figure').clientWidth;
+      if (width > 0 && (width < STACK_BELOW) !== instance.stacked) {
+        instance.redraw();
+      }
+    }
+  }
+
   addStyle();
+  window.addEventListener('resize', restack);
+  // a figure shown again (print media left, a hidden block opened) may have a new width;
+  // drawn again in the next frame, outside the observer's callback
+  const watcher = typeof ResizeObserver === 'undefined' ? null
+    : new ResizeObserver(() => requestAnimationFrame(restack));
   window.ropelabExplore = Object.assign(api, { instances: instances, mount: mount, mountAll: mountAll });
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', mountAll);
