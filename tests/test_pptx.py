@@ -56,8 +56,8 @@ def deck_stems(slides: Path) -> list[str]:
     return STEMS + [stem for stem in found if stem not in STEMS]
 
 
-DECKS = deck_stems(EDITIONS["instructor"])
-CASES = [(edition, stem) for edition in EDITIONS for stem in DECKS]
+#: Each edition's own decks (the student edition copies the instructor's slides folder).
+CASES = [(edition, stem) for edition, slides in EDITIONS.items() for stem in deck_stems(slides)]
 #: 13.333 x 7.5 in, the decks' 1280 x 720 pixels at 96 an inch.
 SLIDE_SIZE = (Emu(12_192_000), Emu(6_858_000))
 #: Boxes may touch: two pixels of overlap are rounding.
@@ -226,7 +226,7 @@ def test_student_pptx_is_made_from_the_student_deck():
     """The student folder's PPTX carries nothing its deck does not: where the decks are the
     same file, so is the PPTX; otherwise it was exported from the student deck (the test
     above holds it to that deck)."""
-    for stem in DECKS:
+    for stem in deck_stems(EDITIONS["student"]):
         student, instructor = EDITIONS["student"], EDITIONS["instructor"]
         same_deck = (student / f"{stem}.html").read_bytes() == (
             instructor / f"{stem}.html"
@@ -267,9 +267,11 @@ def libreoffice_pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Pat
     files: dict[str, Path] = {}
     batches: list[list[Path]] = [[], []]
     owner: dict[Path, str] = {}
-    for edition in EDITIONS:
-        for stem in DECKS:
-            path = pptx_of(edition, stem)
+    for slides in EDITIONS.values():
+        for stem in deck_stems(slides):
+            path = slides / PPTX_DIR / f"{stem}.pptx"
+            if not path.is_file():
+                continue  # (its test fails on it)
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             owner[path] = digest
             if digest not in files:
@@ -311,7 +313,7 @@ def pdf_pages(pdf: Path) -> int:
 def test_libreoffice_converts_every_pptx_to_a_page_per_slide(libreoffice_pdfs, edition, stem):
     pptx = pptx_of(edition, stem)
     pdf = need(libreoffice_pdfs[pptx], "LibreOffice's conversion")
-    slides = sections(EDITIONS[edition] / f"{stem}.html")
+    slides = sections(need(EDITIONS[edition] / f"{stem}.html"))
     assert pdf_pages(pdf) == len(Presentation(pptx).slides) == len(slides)
     text = subprocess.run(
         ["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True
