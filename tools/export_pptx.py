@@ -437,8 +437,8 @@ INDEX_NOTE = (
 
 def link_from_index(slides_dir: Path, written: list[Path]) -> bool:
     """Add a "PPTX" link to each deck's line of ``slides/index.html`` (after its PDF link, in
-    its ``<small>``), and a sentence about them above the list; idempotent. False when there is
-    no index."""
+    its ``<small>``), and a sentence about them above the first list of decks; idempotent.
+    False when there is no index."""
     index = slides_dir / "index.html"
     if not index.is_file():
         return False
@@ -455,8 +455,10 @@ def link_from_index(slides_dir: Path, written: list[Path]) -> bool:
             continue
         link = f' · <a href="{relative}">PPTX</a>'
         page = page[: match.end(1)] + link + page[match.end(1) :]
-    if INDEX_NOTE not in page and "<ul>" in page:
-        page = page.replace("<ul>", f"{INDEX_NOTE}\n<ul>", 1)
+    first_list = re.search(r"<(?:h2|ul)[\s>]", page)
+    if INDEX_NOTE not in page and first_list is not None:
+        # after the page's opening paragraphs, before its first heading or list of decks
+        page = f"{page[: first_list.start()]}{INDEX_NOTE}\n{page[first_list.start() :]}"
     index.write_text(page, encoding="utf-8")
     return True
 
