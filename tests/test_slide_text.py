@@ -117,7 +117,7 @@ def test_the_code_chapter_shows_code_with_highlighted_lines(decks):
         assert '<span class="hll">' in lines.group(1)
 
 
-def test_no_slide_shows_a_trailing_ellipsis(decks):
+def test_captions_are_short_whole_sentences(decks):
     for stem, deck in decks.items():
         for number, slide in enumerate(deck.slides, start=1):
             body = slide.split('<aside class="notes">')[0]
@@ -125,3 +125,5 @@ def test_no_slide_shows_a_trailing_ellipsis(decks):
                 text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split())
                 assert not text.endswith(("…", "...")), (stem, number, text)
                 assert build_slides.ends_sentence(text), (stem, number, text)
+                # its number and one sentence: short enough for one or two lines under a figure
+                assert len(text) <= 200, (stem, number, len(text), text)
