@@ -137,11 +137,46 @@ PROBE_JS = r"""(options) => {
         const boxLeft = Math.max(cr.left, column.left), boxRight = Math.min(cr.right, column.right);
         const fits = r.left >= boxLeft - 1 && r.right <= boxRight + 1;
         const info = containment(m, r);
+        // The equation number (Sphinx's span.eqno) against the part of the formula one sees.
+        const host = c.closest('div.math');
+        const eqno = host ? host.querySelector(':scope > span.eqno') : null;
+        const er = eqno && shown(eqno) ? eqno.getBoundingClientRect() : null;
+        const seenLeft = Math.max(r.left, cr.left), seenRight = Math.min(r.right, cr.right);
+        const eqnoOverlap = !!er && er.left < seenRight - 1 && er.right > seenLeft + 1
+            && er.top < r.bottom - 1 && er.bottom > r.top + 1;
+        const fullSize = parseFloat(c.dataset.ropelabFontSize || '0');
         equations.push({
             tex: texOf(c), where: where(c), output: !!c.closest('.cell_output'),
             width: Math.round(r.width), box: Math.round(boxRight - boxLeft),
             fits, clipped: info.clipped, scrolls: info.scrolls,
             scrollbar: info.scrollbar, clipper: info.box,
+            inColumn: r.left >= column.left - 1 && r.right <= column.right + 1,
+            variant: c.dataset.ropelabVariant || null,
+            narrowed: !!(host && host.querySelector('mjx-container[data-ropelab-variant="narrow"]')),
+            scale: fullSize ? Math.round(100 * parseFloat(getComputedStyle(c).fontSize)
+                / fullSize) / 100 : 1,
+            cue: c.classList.contains('ropelab-scroll-cue'),
+            ariaHidden: c.getAttribute('aria-hidden') === 'true',
+            eqno: er ? eqno.textContent.replace(/#$/, '').trim() : null, eqnoOverlap,
+        });
+    }
+
+    // Inline math: every line box of it lies inside the text column (a formula that wraps
+    // has one box per line), unless an ancestor between it and the column scrolls it.
+    const inline = [];
+    for (const c of article.querySelectorAll('mjx-container:not([display="true"])')) {
+        if (!shown(c) || c.closest('.ropelab-explorable')) { continue; }
+        const rects = [...c.getClientRects()].filter(q => q.width > 0);
+        const left = Math.min(...rects.map(q => q.left));
+        const right = Math.max(...rects.map(q => q.right));
+        const info = containment(c, {left, right, top: rects[0].top, bottom: rects[0].bottom});
+        inline.push({
+            tex: texOf(c), where: where(c), lines: rects.length,
+            width: Math.round(Math.max(...rects.map(q => q.width))),
+            overLeft: Math.round(Math.max(0, column.left - left)),
+            overRight: Math.round(Math.max(0, right - column.right)),
+            inColumn: left >= column.left - 1 && right <= column.right + 1,
+            clipped: info.clipped, scrolls: info.scrolls, scroller: info.box,
         });
     }
 
@@ -202,8 +237,24 @@ PROBE_JS = r"""(options) => {
             const f = next.querySelector('figure');
             if (f) { caption = captionOf(f); }
         }
+        // The smallest label of its figure as drawn (SVG units times the drawing's scale) and
+        // whether the figure fits its box or scrolls in it.
+        const svg = ex.querySelector('.ropelab-figure svg');
+        let smallestLabel = null, figureFits = null, figureScrolls = false;
+        if (svg && shown(svg)) {
+            const unit = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            const sizes = [...svg.querySelectorAll('text')]
+                .map(t => parseFloat(t.getAttribute('font-size')) * unit);
+            smallestLabel = sizes.length ? Math.round(10 * Math.min(...sizes)) / 10 : null;
+            const box = ex.querySelector('.ropelab-figure');
+            figureFits = svg.getBoundingClientRect().right <= Math.min(
+                box.getBoundingClientRect().right, column.right) + 1;
+            figureScrolls = box.scrollWidth > box.clientWidth + 1
+                && getComputedStyle(box).overflowX === 'auto';
+        }
         explorables.push({
-            id: ex.id, shown: shown(ex), where: where(ex),
+            id: ex.id, shown: shown(ex), where: where(ex), smallestLabel, figureFits,
+            figureScrolls, kind: ex.dataset.kind || null,
             caption: caption, screenOnly: !!(cell && cell.classList.contains('tag_screen-only')),
             printTwin: !!(next && next.matches('div.cell.tag_print-only')
                           && next.querySelector('figure img')),
@@ -259,7 +310,7 @@ PROBE_JS = r"""(options) => {
         column: Math.round(column.right - column.left),
         pageScrollsSideways: document.documentElement.scrollWidth
             > document.documentElement.clientWidth + 1,
-        equations, code, figures, bareImages, explorables, exercises, solutions, numrefs,
+        equations, inline, code, figures, bareImages, explorables, exercises, solutions, numrefs,
         texLeft, chrome: [...new Set(chrome)], hidden,
         doubled: article.innerText.match(/\b(Exercise|Figure|Table|Equation)\s+\1\b/g) || [],
     };
@@ -340,6 +391,10 @@ def summarize(views: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "equations": len(eqs),
             "overflowing": sum(not e["fits"] for e in eqs),
             "clipped": sum(e["clipped"] for e in eqs),
+            "out_of_column": sum(not e["inColumn"] for e in eqs),
+            "eqno_overlaps": sum(e["eqnoOverlap"] for e in eqs),
+            "inline": len(probe["inline"]),
+            "inline_out": sum(not i["inColumn"] for i in probe["inline"]),
             "code": len(code),
             "code_scrolls": sum(c["scrolls"] for c in code),
             "input_scrolls": sum(c["scrolls"] and c["kind"] == "input" for c in code),
@@ -356,28 +411,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="page stems (04_theta_spectrum); default all")
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--json", type=Path, help="write every measurement here")
+    parser.add_argument(
+        "--widths", type=int, nargs="+", default=list(WIDTHS), help="viewport widths (px)"
+    )
     args = parser.parse_args(argv)
+    widths = tuple(args.widths)
     site = args.site.resolve()
     pages = chapter_pages(site)
     if args.pages:
         pages = [p for p in pages if Path(p).stem in args.pages]
     everything: dict[str, Any] = {}
     print(
-        f"{'page':28} {'view':12} {'col':>4} {'eqs':>4} {'wide':>5} {'clip':>5}"
-        f" {'code':>5} {'scroll':>6} {'(in/out)':>9}"
+        f"{'page':28} {'view':12} {'col':>4} {'eqs':>4} {'wide':>5} {'clip':>5} {'#ovl':>5}"
+        f" {'inl':>4} {'out':>4} {'code':>5} {'scroll':>6} {'(in/out)':>9}"
     )
     with sync_playwright() as playwright:
         browser = launch(playwright)
         for relative in pages:
-            page = browser.new_page(viewport={"width": WIDTHS[0], "height": HEIGHT})
+            page = browser.new_page(viewport={"width": widths[0], "height": HEIGHT})
             page.goto((site / relative).as_uri(), wait_until="load")
-            views = measure_page(page)
+            views = measure_page(page, widths)
             page.close()
             everything[relative] = views
             for view, s in summarize(views).items():
                 print(
                     f"{Path(relative).stem:28} {view:12} {s['column']:>4} {s['equations']:>4}"
-                    f" {s['overflowing']:>5} {s['clipped']:>5} {s['code']:>5}"
+                    f" {s['overflowing']:>5} {s['clipped']:>5} {s['eqno_overlaps']:>5}"
+                    f" {s['inline']:>4} {s['inline_out']:>4} {s['code']:>5}"
                     f" {s['code_scrolls']:>6} {s['input_scrolls']:>4}/{s['output_scrolls']:<4}"
                 )
         browser.close()

@@ -106,6 +106,17 @@ def zh_pages() -> list[str]:
     return [f"{ZH}/{relative}" for relative in book_pages()]
 
 
+#: The student edition's folder in the site (issue 31; ``tools/build_student.py``, copied in by
+#: ``book/_ext/lecturer_kit.py``), with its Chinese edition in ``student/zh/``.
+STUDENT = "student"
+
+
+def student_pages() -> list[str]:
+    """The student edition's pages, English and Chinese: measured like the others (issue 33's
+    phone checks cover every edition)."""
+    return [f"{STUDENT}/{relative}" for relative in book_pages() + zh_pages()]
+
+
 def attach_log(page: Any, log: PageLog) -> None:
     page.on("console", lambda m: log.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: log.page_errors.append(str(e)))
@@ -255,7 +266,7 @@ def screenshots_dir() -> Iterator[Path]:
 def visit(browser, site, screenshots_dir) -> Callable[[str], Visit]:
     """``visit("notebooks/04_theta_spectrum.html") -> Visit``, loaded once per session."""
     visits: dict[str, Visit] = {}
-    measured = set(book_pages()) | set(zh_pages())
+    measured = set(book_pages()) | set(zh_pages()) | set(student_pages())
 
     def shoot(relative: str, page: Any, width: int, media: str) -> None:
         stem = ("zh-" if relative.startswith(f"{ZH}/") else "") + Path(relative).stem

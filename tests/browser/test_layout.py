@@ -13,7 +13,14 @@ test below reads those measurements:
 * no TeX is left in the prose: no literal ``$``, no ``\\command``;
 * exercises are numbered per chapter ("Exercise 3.2", "Exercise 3A.1"), solutions and
   references say the same number, and nothing reads "Exercise Exercise";
-* a cell tagged ``print-only`` shows no code or image on screen.
+* a cell tagged ``print-only`` shows no code or image on screen;
+* on a phone (390 px, issue 33), in every edition (English, Chinese, student English and
+  Chinese): every display equation lies inside the text column (its narrow form, switched in
+  by ``book/assets/ropelab-narrow.js``, or shrunk to fit), except the few listed in
+  ``UNBREAKABLE`` with the reason, which shrink to 70 % and scroll with a cue; no equation
+  number overlaps its formula at any width; every inline formula's boxes lie inside the column;
+  a screen reader is offered the one form on screen; laptops and print get the wide forms;
+  explorables draw no label under 11 px and fit their box.
 
 The tables below list the chapters that do not pass a check yet (their issue-13 edits are
 pending). When your chapter passes a check, delete its line from that check's table: the
@@ -31,7 +38,7 @@ from page_layout import summarize
 
 from tests.strict_xfail import strict_xfail_params
 
-from .conftest import SITE, book_pages, write_json
+from .conftest import SITE, book_pages, student_pages, write_json, zh_pages
 
 # --- chapters not yet fixed (issue 13): stem -> what is still wrong ------------------------
 MATH_FITS_ON_SCREEN: dict[str, str] = {}
@@ -168,3 +175,116 @@ def test_layout_report(visit):
     wide = {page: views["1280-screen"]["overflowing"] for page, views in report.items()}
     scrolling = {page: views["1280-screen"]["code_scrolls"] for page, views in report.items()}
     print(f"at 1280 px: equations too wide {wide}; code blocks that scroll {scrolling}")
+
+
+# --- phones (issue 33) ----------------------------------------------------------------------
+PHONE = "390-screen"
+#: Every page of every edition: the site, its Chinese edition, the student edition and its
+#: Chinese edition.
+ALL_EDITIONS = PAGES + zh_pages() + student_pages()
+#: Display equations a phone cannot show whole: (page stem, the start of the formula's text as
+#: the probe reads it) -> why. They shrink to 70 % and scroll sideways with a cue (a shadow on
+#: the side that scrolls), whole; the test fails when one fits (delete its line) or when it
+#: does not scroll with its cue.
+UNBREAKABLE: dict[tuple[str, str], str] = {
+    ("01_rotation_2d", "Rm⊤Rn=(cos⁡mθsin⁡mθ"): (
+        "the product written out as one 2×2 matrix whose entries are sums of two products "
+        "(26 em): nothing outside the matrix to break at, and a matrix is never cut"
+    ),
+}
+#: The smallest label an explorable may draw on a phone, in CSS pixels.
+SMALLEST_LABEL_PX = 11
+
+
+def unbreakable(relative: str, e: dict[str, Any]) -> str | None:
+    stem = Path(relative).stem
+    return next(
+        (
+            why
+            for (page, start), why in UNBREAKABLE.items()
+            if page == stem and e["tex"].startswith(start)
+        ),
+        None,
+    )
+
+
+@pytest.mark.parametrize("relative", ALL_EDITIONS)
+def test_display_math_fits_a_phone(visit, relative):
+    problems = []
+    for e in visit(relative).views[PHONE]["equations"]:
+        why = unbreakable(relative, e)
+        whole = e["fits"] and e["inColumn"]
+        if whole and why:
+            problems.append(f"listed in UNBREAKABLE but fits now: {describe_equation(e)}")
+        elif not whole and not why:
+            problems.append(
+                f"{e['variant'] or 'no narrow form'}, at {e['scale']:.0%}: {describe_equation(e)}"
+            )
+        elif why and not (e["cue"] and e["scrolls"] and not e["clipped"] and e["scale"] <= 0.71):
+            problems.append(f"unbreakable, but not shrunk to 70 % with a scroll cue: {e}")
+    assert problems == [], f"{len(problems)} display equations at 390 px:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("relative", ALL_EDITIONS)
+def test_equation_numbers_clear_of_their_formulas(visit, relative):
+    overlaps = [
+        f"{view}: {e['eqno']} over {describe_equation(e)}"
+        for view in SCREEN
+        for e in visit(relative).views[view]["equations"]
+        if e["eqnoOverlap"]
+    ]
+    assert overlaps == [], "\n".join(overlaps)
+
+
+@pytest.mark.parametrize("relative", ALL_EDITIONS)
+def test_inline_math_stays_in_the_column(visit, relative):
+    outside = [
+        f"{view}: {i['width']} px, {i['overRight']} px past the right edge, "
+        f"{i['overLeft']} px past the left, at {i['where']}: {i['tex']}"
+        for view in SCREEN
+        for i in visit(relative).views[view]["inline"]
+        if not i["inColumn"]
+    ]
+    assert outside == [], f"{len(outside)} inline formulas leave the column:\n" + "\n".join(outside)
+
+
+@pytest.mark.parametrize("relative", ALL_EDITIONS)
+def test_one_form_of_each_equation_is_shown_and_read(visit, relative):
+    """The narrow forms only where the wide one does not fit: never at 1280 px, never in print;
+    the form on screen is the one a screen reader reads (the other is aria-hidden)."""
+    views = visit(relative).views
+    problems = [
+        f"{view}: the narrow form shown: {describe_equation(e)}"
+        for view in ("1280-screen", "1280-print", "768-print", "390-print")
+        for e in views[view]["equations"]
+        if e["variant"] == "narrow"
+    ]
+    problems += [
+        f"{view}: the equation on screen is aria-hidden: {describe_equation(e)}"
+        for view in SCREEN
+        for e in views[view]["equations"]
+        if e["ariaHidden"]
+    ]
+    narrowed = [e for e in views[PHONE]["equations"] if e["narrowed"]]
+    problems += [
+        f"{PHONE}: a wide form shown that does not fit: {describe_equation(e)}"
+        for e in narrowed
+        if e["variant"] == "wide" and not e["fits"]
+    ]
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("relative", ALL_EDITIONS)
+def test_explorables_are_readable_on_a_phone(visit, relative):
+    problems = [
+        f"{ex['id']} ({ex['kind']}): smallest label {ex['smallestLabel']} px, "
+        f"fits {ex['figureFits']}, scrolls {ex['figureScrolls']}"
+        for ex in visit(relative).views[PHONE]["explorables"]
+        if ex["shown"]
+        and (
+            ex["smallestLabel"] is None
+            or ex["smallestLabel"] < SMALLEST_LABEL_PX
+            or not (ex["figureFits"] or ex["figureScrolls"])
+        )
+    ]
+    assert problems == [], "\n".join(problems)
