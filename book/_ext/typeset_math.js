@@ -105,16 +105,19 @@ function chunkInline(adaptor, container) {
   while (kids.length === 1 && adaptor.kind(kids[0]) === 'mjx-mrow') {
     kids = adaptor.childNodes(kids[0]);
   }
-  const breakAfter = (node, next) => {
+  // after a relation (thick space before it, space="4"), a binary operator ("3"), or a comma
+  // or semicolon; never after an invisible operator (a function's application, a product)
+  const breakAfter = (node) => {
     if (adaptor.kind(node) !== 'mjx-mo') return false;
     const space = adaptor.getAttribute(node, 'space');
-    const nextSpace = next ? adaptor.getAttribute(next, 'space') : null;
-    return space === '3' || space === '4' || (!space && nextSpace === '2');
+    const glyph = adaptor.childNodes(node).find((n) => adaptor.kind(n) === 'mjx-c');
+    const code = glyph ? String(adaptor.getAttribute(glyph, 'class') || '') : '';
+    return space === '3' || space === '4' || /\bmjx-c(2C|3B)\b/.test(code);
   };
   const groups = [[]];
   kids.forEach((node, i) => {
     groups[groups.length - 1].push(node);
-    if (i < kids.length - 1 && breakAfter(node, kids[i + 1])) groups.push([]);
+    if (i < kids.length - 1 && breakAfter(node)) groups.push([]);
   });
   if (groups.length < 2) return false;
   const parent = adaptor.parent(kids[0]);
