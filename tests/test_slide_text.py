@@ -127,3 +127,10 @@ def test_captions_are_short_whole_sentences(decks):
                 assert build_slides.ends_sentence(text), (stem, number, text)
                 # its number and one sentence: short enough for one or two lines under a figure
                 assert len(text) <= 200, (stem, number, len(text), text)
+
+
+def test_an_equation_number_in_brackets_is_printed_once():
+    renderer = build_slides.Renderer({"eq-1a-polar": "(1A.1)"}, {})
+    assert renderer.inline("a point of the circle ({eq}`eq-1a-polar`).") == (
+        "a point of the circle (1A.1)."
+    )

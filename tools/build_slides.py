@@ -122,6 +122,8 @@ DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
 LABELLED_DMATH = re.compile(r"\$\$\s*\(([^)\s]+)\)")
 MATH_LABEL_OPTION = re.compile(r"```\{math\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:\s*(\S+)")
 EXERCISE_LABEL = re.compile(r"[`:]{3,}\{exercise\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*?:label:\s*(\S+)")
+#: An equation's number inside the prose's own brackets.
+EQUATION_IN_BRACKETS = re.compile(r"\(\((\d+[A-Z]?\.\d+)\)\)")
 #: In a deck printed to PDF, every link into the site loses its target (the text stays).
 UNLINK_RELATIVE = """() => document.querySelectorAll('a[href]').forEach((a) => {
   const href = a.getAttribute('href');
@@ -217,10 +219,10 @@ class Renderer:
         self.md = md
 
     def render(self, text: str) -> str:
-        return self.md.render(text)
+        return single_brackets(self.md.render(text))
 
     def inline(self, text: str) -> str:
-        return self.md.renderInline(text)
+        return single_brackets(self.md.renderInline(text))
 
     def _link_open(self, tokens: Any, idx: int, options: Any, env: Any) -> str:
         """A link to a page of the book (``../book/notation.md``, ``04_theta_spectrum.ipynb``)
@@ -303,6 +305,12 @@ class Renderer:
             f'<div class="{names}"><p class="admonition-title">{title}</p>'
             f"{self.render(body)}</div>\n"
         )
+
+
+def single_brackets(rendered: str) -> str:
+    """An equation number the prose puts in brackets, "({eq}`…`)", printed once: "(1A.1)",
+    not "((1A.1))"."""
+    return EQUATION_IN_BRACKETS.sub(r"(\1)", rendered)
 
 
 def parse_options(content: str) -> tuple[dict[str, str], str]:
