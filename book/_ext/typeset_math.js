@@ -36,6 +36,9 @@ function readStdin() {
 // 360-px phone has 313 px. Lines of a narrow form aim at 15 em.
 const NARROW_EM = 15;
 const CHUNK_EM = 6;
+// An inline formula's piece between two places it may break, in characters, past which it
+// may break inside brackets too.
+const LONGEST_CHUNK = 20;
 
 function widthOf(MathJax, tex) {
   const {STATE} = MathJax._.core.MathItem;
@@ -105,20 +108,66 @@ function chunkInline(adaptor, container) {
   while (kids.length === 1 && adaptor.kind(kids[0]) === 'mjx-mrow') {
     kids = adaptor.childNodes(kids[0]);
   }
-  // after a relation (thick space before it, space="4"), a binary operator ("3"), or a comma
-  // or semicolon; never after an invisible operator (a function's application, a product)
-  const breakAfter = (node) => {
-    if (adaptor.kind(node) !== 'mjx-mo') return false;
-    const space = adaptor.getAttribute(node, 'space');
-    const glyph = adaptor.childNodes(node).find((n) => adaptor.kind(n) === 'mjx-c');
-    const code = glyph ? String(adaptor.getAttribute(glyph, 'class') || '') : '';
-    return space === '3' || space === '4' || /\bmjx-c(2C|3B)\b/.test(code);
+  // Where it may break: after a relation (a thick space, space="4", on both sides), a binary
+  // operator ("3"), a comma or a semicolon; never after an invisible operator (a function's
+  // application, a product). Outside brackets and |…| only, unless a piece between two such
+  // places would be longer than LONGEST_CHUNK characters: then inside them too.
+  const glyphs = (node) => {
+    const codes = [];
+    const walk = (n) => {
+      if (adaptor.kind(n) === 'mjx-c') {
+        const m = /\bmjx-c([0-9A-F]+)\b/.exec(String(adaptor.getAttribute(n, 'class') || ''));
+        if (m) codes.push(m[1]);
+      }
+      for (const c of adaptor.childNodes(n) || []) if (adaptor.kind(c) !== '#text') walk(c);
+    };
+    walk(node);
+    return codes;
   };
-  const groups = [[]];
-  kids.forEach((node, i) => {
-    groups[groups.length - 1].push(node);
-    if (i < kids.length - 1 && breakAfter(node)) groups.push([]);
-  });
+  // the brackets of a top-level node: an operator's own, or those of a script's base
+  // ("(R q)^T": the closing bracket is the base of the superscript)
+  const bracketsOf = (node) => {
+    const kind = adaptor.kind(node);
+    if (kind === 'mjx-mo') return glyphs(node);
+    if (/^mjx-(msup|msub|msubsup)$/.test(kind)) {
+      const base = adaptor.childNodes(node)[0];
+      return base && adaptor.kind(base) === 'mjx-mo' ? glyphs(base) : [];
+    }
+    return [];
+  };
+  const cutAfter = (outsideOnly) => {
+    let depth = 0;
+    const bars = {};
+    return kids.map((node, i) => {
+      for (const code of bracketsOf(node)) {
+        if (/^(28|5B|7B)$/.test(code)) depth++;
+        if (/^(29|5D|7D)$/.test(code)) depth--;
+        if (/^(7C|2016|2223|2225)$/.test(code)) {
+          bars[code] = !bars[code];
+          depth += bars[code] ? 1 : -1;
+          return false;
+        }
+      }
+      if (adaptor.kind(node) !== 'mjx-mo' || (outsideOnly && depth !== 0)) return false;
+      // a relation or a binary operator has its space on both sides (the one after it is the
+      // next node's space="…"); the node after a relation has it on its left only
+      const space = adaptor.getAttribute(node, 'space');
+      const next = kids[i + 1] ? adaptor.getAttribute(kids[i + 1], 'space') : null;
+      const codes = glyphs(node);
+      return ((space === '3' || space === '4') && next === space) || codes.includes('2C') || codes.includes('3B');
+    });
+  };
+  const split = (cuts) => {
+    const groups = [[]];
+    kids.forEach((node, i) => {
+      groups[groups.length - 1].push(node);
+      if (cuts[i] && i < kids.length - 1) groups.push([]);
+    });
+    return groups;
+  };
+  let groups = split(cutAfter(true));
+  const length = (group) => group.reduce((sum, node) => sum + glyphs(node).length, 0);
+  if (groups.some((group) => length(group) > LONGEST_CHUNK)) groups = split(cutAfter(false));
   if (groups.length < 2) return false;
   const parent = adaptor.parent(kids[0]);
   for (const group of groups) {
