@@ -33,7 +33,7 @@ RECORDS = ROOT / "lab" / "registered"
 
 #: Seeds whose ten records are committed (the plan's run order; update as the runs complete).
 #: A seed listed here with a record missing fails the tests; seeds not listed are in progress.
-COMPLETE_SEEDS = (0, 3, 4, 5, 6, 7, 8, 9)
+COMPLETE_SEEDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 
 
 def _hand_percentile(values: np.ndarray, q: float) -> float:
