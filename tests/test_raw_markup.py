@@ -94,7 +94,7 @@ def site_pages(folder: str) -> list[Path]:
     pages = []
     for page in sorted(root.rglob("*.html")):
         relative = page.relative_to(root).as_posix()
-        if relative.startswith(LEFT_OUT) or "/vendor/" in relative or relative in LEFT_OUT:
+        if relative.startswith(LEFT_OUT) or "/vendor/" in relative:
             continue
         if any(page.is_relative_to(SITE / other) for other in others):
             continue
