@@ -8,6 +8,9 @@ Every function takes the dict of :func:`ropelab.lab.results.load_results` (the c
 * :func:`plot_supported_vs_predicted` -- measured supported lengths against Theorem 2's
   :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}` over the base (Liu et al., arXiv
   2310.05209), with censored measurements drawn as arrows;
+* :func:`plot_registered_lengths` -- the ten-seed supported lengths of the registered analysis
+  (``registered.json``, :mod:`ropelab.lab.registered_view`) with their bootstrap intervals,
+  under the registered and the original rule, against Theorem 2's curve;
 * :func:`plot_qk_split` -- the score :math:`q_t\cdot k_0` of a trained model split at the
   critical dimension, layer by layer (the paper's Figure 8, on our model's real q and k);
 * :func:`plot_testtime` -- the loss of trained models with each test-time method of
@@ -30,6 +33,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from .. import scaling
+from ..lab.registered_view import EXPONENT_MODELS
 from ..lab.results import (
     model_names,
     model_record,
@@ -49,6 +53,7 @@ __all__ = [
     "model_linestyle",
     "plot_loss_curves",
     "plot_qk_split",
+    "plot_registered_lengths",
     "plot_supported_vs_predicted",
     "plot_testtime",
     "predicted_bound",
@@ -281,6 +286,71 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
     ax.set_xlabel(r"RoPE base $\beta$ of the fine-tune")
     ax.set_ylabel("supported context length (tokens)")
     ax.set_title("Measured (markers: mean, range over seeds) against predicted (lines)")
+    ax.legend(fontsize=6.5, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def plot_registered_lengths(
+    registered: dict[str, Any],
+    *,
+    head_dim: int,
+    train_len: int,
+    pre_base: float,
+    eval_len: int,
+) -> Figure:
+    r"""The registered analysis's supported lengths (all ten seeds) against the base.
+
+    Filled circles: the mean over seeds under the registered rule (persist 128), with its
+    95 % bootstrap interval over seeds and validation windows (PLAN.md section 5); open
+    circles, drawn a little to the right: the same under the original first-crossing rule
+    (persist 0). The line is Theorem 2's :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}`
+    (Liu et al., arXiv 2310.05209) from the pre-training base up; the dashed line is the
+    registered power law through the four bases above :math:`\beta_0` only, with the mean of
+    the per-seed exponents as its slope and through the mean of :math:`\log L` at the mean of
+    :math:`\log\beta` (with the same bases in every seed, the pooled least-squares line); the
+    pre-trained model is not a point of that fit. The dotted level is the control's mean.
+    """
+    stats_ = registered["subsets"]["all"]
+    lengths = stats_["supported_length"]
+    bases = {"pretrain": pre_base, "ft-1e4": pre_base, "ft-1e5": 1e5, "ft-1e6": 1e6,
+             "ft-3e6": 3e6, "ft-1e7": 1e7, "ft-500": 500.0, "ft-60": 60.0, "ft-30": 30.0,
+             "ft-16": 16.0}  # fmt: skip
+    beta3 = train_len / (2 * math.pi)
+    lo, hi = 8.0, 5e7
+    fig, ax = new_figure(height=4.2)
+    big = np.geomspace(pre_base, hi, 200)
+    bound = [float(scaling.extrapolation_bound(b, head_dim, train_len, pre_base)) for b in big]
+    ax.plot(big, bound, color=QUERY, lw=2,
+            label=r"Theorem 2: $T_\mathrm{extra} = 2\pi\beta^{d_\mathrm{extra}/d}$")  # fmt: skip
+    control = lengths["registered"]["ft-1e4"]["mean"]
+    ax.plot([lo, pre_base], [control, control], color=KEY, lw=1.5, ls=":",
+            label="control ft-1e4 (registered rule)")  # fmt: skip
+    ax.axvline(beta3, color=ACCENT, ls=":", lw=1.5, label=r"$\beta_3 = T_\mathrm{train}/2\pi$")
+    ax.axhline(eval_len, color=NEUTRAL, ls="--", lw=1, label=f"evaluated up to {eval_len}")
+    for rule, shift, face in (("registered", 1.0, None), ("original", 1.15, "white")):
+        for name, base in bases.items():
+            s = lengths[rule][name]
+            x = base * shift * (0.87 if name == "pretrain" else 1.0)
+            low, high = s["boot"]
+            ax.errorbar(x, s["mean"], yerr=[[s["mean"] - low], [high - s["mean"]]],
+                        fmt="o", color="black" if face is None else NEUTRAL,
+                        mfc=face or "black", ms=5, lw=1, capsize=2,
+                        label=f"{rule} rule: mean, 95 % bootstrap"
+                        if name == "pretrain" else None)  # fmt: skip
+    x = np.log([bases[n] for n in EXPONENT_MODELS])
+    y = np.mean([np.log(lengths["registered"][n]["per_seed"]) for n in EXPONENT_MODELS], axis=1)
+    slope = stats_["exponent"]["registered"]["mean"]
+    xs = np.geomspace(1e5, 1e7, 50)
+    ax.plot(xs, np.exp(y.mean() + slope * (np.log(xs) - x.mean())), color="black", lw=1,
+            ls="--", label=f"registered fit, bases above β0: β^{slope:.3f}")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log", base=2)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(train_len / 2, eval_len * 3)
+    ax.set_xlabel(r"RoPE base $\beta$ of the fine-tune")
+    ax.set_ylabel("supported context length (tokens)")
+    ax.set_title("Supported length, ten seeds, two rules (PLAN.md)")
     ax.legend(fontsize=6.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
     return fig
