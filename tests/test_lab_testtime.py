@@ -18,6 +18,7 @@ from ropelab.lab.testtime import (
     describe,
     evaluate_method,
     installed,
+    method_window_loss,
     plan_method,
     reliable_length,
 )
@@ -247,3 +248,36 @@ def test_methods_need_a_rope_model():
     with pytest.raises(ValueError, match="RoPE"):
         with installed(model, torch.nn.Identity()):
             pass
+
+
+def test_ref_len_overrides_the_starting_length():
+    """The controls of lab/PLAN.md section 7 start NTK-aware scaling and YaRN from T_train."""
+    ntk = plan_method(
+        "ntk", base=1e6, head_dim=D, train_len=T_TRAIN, pretrain_base=1e4, eval_len=L,
+        ref_len=T_TRAIN,
+    )  # fmt: skip
+    s = L / T_TRAIN
+    assert ntk.ref_len == T_TRAIN and ntk.settings["factor"] == s
+    assert ntk.settings["base"] == pytest.approx(1e6 * s ** (D / (D - 2)), rel=1e-12)
+    yarn = plan_method(
+        "yarn", base=1e6, head_dim=D, train_len=T_TRAIN, pretrain_base=1e4, eval_len=L,
+        ref_len=T_TRAIN,
+    )  # fmt: skip
+    assert yarn.settings["attention_factor"] == pytest.approx(0.1 * math.log(s) + 1, rel=1e-12)
+    assert setup("ntk", 1e6).ref_len == round(t_extra(1e6))  # the default: L0 = T_extra
+    with pytest.raises(ValueError, match="ref_len"):
+        plan_method(
+            "ntk", base=1e6, head_dim=D, train_len=T_TRAIN, pretrain_base=1e4, eval_len=L,
+            ref_len=1,
+        )  # fmt: skip
+
+
+def test_method_window_loss_averages_to_evaluate_method(small_val):
+    torch.manual_seed(0)
+    model = RopeLM(LMConfig(n_layer=1, n_head=2, head_dim=D, base=1e6))
+    applied = setup("dyn-train", 1e6, eval_len=512)
+    rows = method_window_loss(model, small_val, applied, 4, batch_size=3)
+    loss, sem = evaluate_method(model, small_val, applied, 4, batch_size=2)
+    assert rows.shape == (4, 512)
+    np.testing.assert_allclose(rows.mean(0), loss, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rows.std(0, ddof=1) / 2, sem, rtol=0, atol=1e-12)

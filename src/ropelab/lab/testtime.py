@@ -78,6 +78,7 @@ __all__ = [
     "describe",
     "evaluate_method",
     "installed",
+    "method_window_loss",
     "plan_method",
     "reliable_length",
 ]
@@ -161,6 +162,7 @@ def plan_method(
     train_len: int,
     pretrain_base: float,
     eval_len: int,
+    ref_len: int | None = None,
 ) -> AppliedMethod:
     """Set up ``method`` (a key of :data:`METHODS`) for a model with RoPE base ``base``.
 
@@ -172,6 +174,12 @@ def plan_method(
         pretrain_base: the pre-training base (10 000): :math:`T_\\text{extra}` exists for
             ``base >= pretrain_base``.
         eval_len: the evaluated length *L*.
+        ref_len: the length the method treats as the original context, :math:`L_0`, instead of
+            the book's rule (``None``): position interpolation, NTK-aware scaling, YaRN and the
+            xPos window from the reliable length, the ``-train`` methods from
+            :math:`T_\\text{train}`, the ``-extra`` ones from :math:`T_\\text{extra}`. The
+            test-time controls of ``lab/PLAN.md`` section 7 start NTK-aware scaling and YaRN
+            from :math:`T_\\text{train}` with it (:mod:`ropelab.lab.testtime_controls`).
 
     Returns:
         An :class:`AppliedMethod` (``applicable`` is ``False``, with a reason, when the method
@@ -194,6 +202,8 @@ def plan_method(
         ref = train_len
     else:
         ref = t_extra
+    if ref_len is not None:
+        ref = check_count(ref_len, "ref_len", minimum=2)
     if ref is None:
         return AppliedMethod(
             method, None, False,
@@ -334,6 +344,25 @@ def evaluate_method(
     count, so the curve pairs with the plain model's. Returns ``(loss, sem)``, each ``(L,)``
     with *L* the end of the last segment.
     """
+    window_loss = method_window_loss(model, tokens, applied, n_windows, batch_size=batch_size)
+    n = window_loss.shape[0]
+    mean = window_loss.mean(0)
+    sem = window_loss.std(0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(mean)
+    return mean, sem
+
+
+@torch.no_grad()
+def method_window_loss(
+    model: RopeLM,
+    tokens: torch.Tensor,
+    applied: AppliedMethod,
+    n_windows: int,
+    *,
+    batch_size: int = 4,
+) -> np.ndarray:
+    """The loss at every position of every validation window with ``applied``, ``(n_windows,
+    L)`` float64, *L* the end of the last segment; the windows of
+    :func:`ropelab.lab.evaluate.evaluate` for that length and count."""
     if not applied.applicable:
         raise ValueError(f"applied must be applicable, got {applied.method}: {applied.reason}")
     n_windows = check_count(n_windows, "n_windows")
@@ -341,8 +370,7 @@ def evaluate_method(
     length = applied.segments[-1].stop
     starts = window_starts(tokens.numel(), length, n_windows)
     device = next(model.parameters()).device
-    loss_sum = torch.zeros(length, dtype=torch.float64)
-    loss_sq = torch.zeros(length, dtype=torch.float64)
+    out = np.zeros((n_windows, length), dtype=np.float64)
     model.eval()
     for seg in applied.segments:
         offsets = torch.arange(seg.stop + 1)
@@ -351,13 +379,9 @@ def evaluate_method(
                 s = torch.from_numpy(starts[i : i + batch_size])  # (b,)
                 chunk = tokens[s[:, None] + offsets].long().to(device)  # (b, stop+1)
                 _, loss = model(chunk[:, :-1], chunk[:, 1:], reduction="none")  # (b, stop)
-                part = loss[:, seg.start : seg.stop].double().cpu()
-                loss_sum[seg.start : seg.stop] += part.sum(0)
-                loss_sq[seg.start : seg.stop] += (part**2).sum(0)
-    n = n_windows
-    mean = loss_sum / n
-    var = (loss_sq / n - mean**2).clamp_min(0.0) * n / max(n - 1, 1)
-    return mean.numpy(), (var / n).sqrt().numpy()
+                part = loss[:, seg.start : seg.stop].double().cpu().numpy()
+                out[i : i + len(s), seg.start : seg.stop] = part
+    return out
 
 
 def describe(applied: AppliedMethod) -> str:
