@@ -33,7 +33,9 @@ __all__ = [
     "SMALL_BASE_MODELS",
     "SUBSETS",
     "format_comparisons",
+    "format_grid",
     "format_models",
+    "format_reference",
     "format_subset_verdicts",
     "format_theorem2",
     "interval",
@@ -163,6 +165,33 @@ def format_theorem2(reg: dict[str, Any], subset: str = "all") -> str:
                 f"{name:<8}{label:<14}{t[key]:+.3f} "
                 f"{interval(t[key + '_boot'], sign=True):<20}{t[verdict]}"
             )
+    return "\n".join(lines)
+
+
+def format_reference(reg: dict[str, Any], names: Sequence[str], subset: str = "all") -> str:
+    """Each model's reference, its mean loss over positions [64, 128) inside the training
+    window (nats), mean over seeds with its 95 % bootstrap interval: descriptive (the plan
+    registers no test of it)."""
+    s = _subset(reg, subset)
+    lines = [f"{'model':<9}loss 64-127 (nats)"]
+    for name in names:
+        ref = s["primary"][name]["reference"]
+        lines.append(f"{name:<9}{ref['mean']:.3f} {interval(ref['boot'])}")
+    return "\n".join(lines)
+
+
+def format_grid(reg: dict[str, Any], subset: str = "all") -> str:
+    """The plan's descriptive grid (PLAN.md section 3.2): the exponent over the bases above
+    beta0 for margins 0.05, 0.1, 0.2 nats and persist 0, 64, 128 positions, read at
+    16-position bins, mean over seeds with the *t* interval over seeds (windows fixed).
+    Never a verdict."""
+    s = _subset(reg, subset)
+    lines = [f"{'margin':<8}{'persist':>7}  exponent, t interval"]
+    for g in s["grid_descriptive"]:
+        lines.append(
+            f"{g['margin']:<8.2f}{g['persist']:>7}  {g['exponent_mean']:+.3f} "
+            f"{interval(g['exponent_t'], sign=True)}"
+        )
     return "\n".join(lines)
 
 

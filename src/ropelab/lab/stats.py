@@ -14,8 +14,9 @@ The quantiles of Student's *t* come from :func:`t_quantile` (no SciPy needed).
 The fine-tunes of one seed share that seed's pre-trained model, so the points of one seed are
 not independent: :func:`seed_exponent_fit` treats the **seed** as the unit. Each seed's own fit
 over the bases above :math:`\beta_0` gives one exponent; their mean comes with the *t* interval
-of :func:`spread`, and the pooled fit is recomputed for every resample of the seeds with
-replacement (all :math:`n^n` of them, so no random numbers). :func:`compare` orders two
+of :func:`spread` (windows fixed). The range of a pooled fit over resampled seeds is not an
+interval and is not reported (issue 35); chapter 7's primary intervals are the registered
+analysis's bootstrap over seeds and windows (:mod:`ropelab.lab.registered_stats`). :func:`compare` orders two
 quantities measured per seed only when their 95 % intervals do not overlap, and calls the
 comparison inconclusive otherwise; :func:`margin_order` applies it across margins.
 
@@ -248,8 +249,6 @@ class SeedExponentFit:
         bases: the bases fitted, ascending (all above the pre-training base).
         per_seed: each seed's own least-squares exponent, in replicate order.
         exponent: :func:`spread` of ``per_seed``: the mean and its 95 % *t* interval.
-        resampled_lo, resampled_hi: the smallest and largest pooled exponent over every
-            resample of the seeds with replacement.
         local: ``(base_a, base_b, Spread)`` for each pair of neighbouring bases: the exponent
             between them, :math:`\log(L_b/L_a)/\log(\beta_b/\beta_a)`, per seed.
         censored: points left out because their length is only a lower bound.
@@ -258,8 +257,6 @@ class SeedExponentFit:
     bases: tuple[float, ...]
     per_seed: tuple[float, ...]
     exponent: Spread
-    resampled_lo: float
-    resampled_hi: float
     local: tuple[tuple[float, float, Spread], ...]
     censored: int
 
@@ -296,11 +293,6 @@ def seed_exponent_fit(
         points = by_seed[seed]
         x = np.array(sorted(points))
         per_seed.append(_slope(x, np.array([points[b] for b in x])))
-    pooled = []
-    for resample in itertools.product(seeds, repeat=len(seeds)):
-        xs = [b for s in resample for b in by_seed[s]]
-        ys = [by_seed[s][b] for s in resample for b in by_seed[s]]
-        pooled.append(_slope(np.array(xs), np.array(ys)))
     bases = sorted({b for s in seeds for b in by_seed[s]})
     local = []
     for a, b in itertools.pairwise(bases):
@@ -312,8 +304,7 @@ def seed_exponent_fit(
         if slopes:
             local.append((a, b, spread(slopes)))
     return SeedExponentFit(
-        tuple(bases), tuple(per_seed), spread(per_seed), min(pooled), max(pooled),
-        tuple(local), censored,
+        tuple(bases), tuple(per_seed), spread(per_seed), tuple(local), censored,
     )  # fmt: skip
 
 

@@ -181,8 +181,8 @@ def _base(base: float) -> str:
 
 
 def format_exponent_fit(fit: SeedExponentFit, theorem: float) -> str:
-    """The exponent fitted per seed (:func:`ropelab.lab.stats.seed_exponent_fit`), its interval,
-    the range over resampled seeds, the local exponents between neighbouring bases, and
+    """The exponent fitted per seed (:func:`ropelab.lab.stats.seed_exponent_fit`), its *t*
+    interval over seeds (windows fixed), the local exponents between neighbouring bases, and
     Theorem 2's :math:`d_\text{extra}/d` (``theorem``) for comparison."""
     e = fit.exponent
     inside = e.mean - e.ci <= theorem <= e.mean + e.ci
@@ -192,8 +192,6 @@ def format_exponent_fit(fit: SeedExponentFit, theorem: float) -> str:
         f"exponent per seed: {', '.join(f'{b:.3f}' for b in fit.per_seed)}",
         f"mean {e.mean:.3f}, 95% interval {e.mean - e.ci:.3f} to {e.mean + e.ci:.3f} "
         f"(t, {e.n - 1} d.o.f.)",
-        f"pooled fit, every resample of the seeds: {fit.resampled_lo:.3f} to "
-        f"{fit.resampled_hi:.3f}",
         f"Theorem 2's d_extra/d = {theorem:.3f}: {'inside' if inside else 'outside'} the interval",
         "local exponent between neighbouring bases: mean, 95% interval",
     ]
