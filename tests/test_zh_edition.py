@@ -175,7 +175,7 @@ def test_the_first_mention_gives_the_english_in_parentheses():
     later = ("Extrapolation again.", "又是外推。")
     problems = zh_store.first_mention_problems(_pairs(first, later))
     assert len(problems) == 1 and problems[0].startswith(
-        "unit u0: first mention of 'extrapolation'"
+        "unit u0: [first-mention] first mention of 'extrapolation'"
     )
     for good in (
         "外推（extrapolation）很难。",
@@ -221,9 +221,9 @@ CELLS = [
     _cell("markdown", "note", "```{note}\nSee [chapter 4](04_theta_spectrum.ipynb).\n```"),
 ]
 CHINESE = {
-    "title": "# 外推（extrapolation）\n\n上界 $T = 2\\pi\\beta$ 成立。",
+    "title": "# 外推\n\n上界 $T = 2\\pi\\beta$ 成立。",
     "para": "在 4,096 个 token 处，`rope_theta` 给出 {numref}`fig-x`。",
-    "plot:caption": "每个子空间（plane）的周期（wavelength）。",
+    "plot:caption": "每个子空间的周期。",
     "note": "```{note}\n见[第 4 章](04_theta_spectrum.ipynb)。\n```",
 }
 
@@ -314,7 +314,7 @@ def test_a_missing_store_is_reported(book):
         ("para", "{numref}`fig-x`", "图", "reference"),
         ("note", "(04_theta_spectrum.ipynb)", "(05_long_range_decay.ipynb)", "reference"),
         ("note", "```{note}", "```{warning}", "directive"),
-        ("plot:caption", "周期（wavelength）", "波长（wavelength）", "term"),
+        ("plot:caption", "周期", "波长", "term"),
     ],
 )
 def test_a_translation_that_drops_what_it_must_keep_is_reported(book, key, before, after, kind):

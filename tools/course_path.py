@@ -343,7 +343,7 @@ PATHS: tuple[CoursePath, ...] = (
         ),
         core_only=True,
         note="The rotation matrix is read at home, so the lecture can start from the goal.",
-        note_zh="旋转矩阵（rotation matrix）留给学生课前自己读，这样课堂可以直接从目标讲起。",
+        note_zh="旋转矩阵留给学生课前自己读，这样课堂可以直接从目标讲起。",
     ),
     CoursePath(
         2,
@@ -410,7 +410,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("01_rotation_2d", "Learning objectives"): (
         "Read the objectives aloud; send whoever is unsure of complex numbers to the primer.",
-        "朗读学习目标；对复数（complex number）没有把握的学生，请他们先读入门章节。",
+        "朗读学习目标；对复数没有把握的学生，请他们先读入门章节。",
     ),
     ("01_rotation_2d", "Complex numbers are 2D vectors"): (
         "Draw $a + bi$ as the point $(a, b)$; multiplying by $e^{i\\varphi}$ turns it by "
@@ -439,7 +439,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ("02_complex_derivation", "The requirement"): (
         "In 2D the dot product is $\\operatorname{Re}[u\\,\\bar w]$; the conjugate turns a "
         "sum of angles into a difference.",
-        "在二维中点积（dot product）是 $\\operatorname{Re}[u\\,\\bar w]$；共轭把角度之和变成角度之差。",
+        "在二维中点积是 $\\operatorname{Re}[u\\,\\bar w]$；共轭把角度之和变成角度之差。",
     ),
     ("02_complex_derivation", "RoFormer's solution"): (
         "Give $f_q = q\\,e^{im\\theta}$, show that it is $R(m\\theta)$, and hand out the first "
@@ -453,7 +453,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ("03_block_diagonal", "From one plane to d/2 planes"): (
         "Draw the block-diagonal matrix; each plane turns at its own frequency "
         "$\\theta_i = \\beta^{-2i/d}$.",
-        "画出分块对角（block-diagonal）矩阵；每个子空间以自己的频率（frequency） "
+        "画出分块对角矩阵；每个子空间以自己的频率 "
         "$\\theta_i = \\beta^{-2i/d}$ 旋转。",
     ),
     ("03_block_diagonal", "The fast elementwise form"): (
@@ -646,7 +646,7 @@ INTRO = {
     ],
     "zh": [
         "本页为一次、两次或四次 90 分钟的课规划课程。每一章都把自己的每个小节标为核心（初次授课时理解并实现"
-        "旋转位置编码（Rotary Position Embedding）及其主要扩展所必需的内容）或选讲，下面的每个时间都根据"
+        "旋转位置编码及其主要扩展所必需的内容）或选讲，下面的每个时间都根据"
         "各小节的内容算出，所用的速率与各章自己的阅读时间和授课时间相同：一个小节在课堂上讲授所需的时间是"
         "其阅读时间的 1.5 倍。本页由 `tools/course_path.py` 根据这些标记和 `tools/reading_time.py` 生成，"
         "没有一处是手写的，所以章节变了，它也跟着变。",

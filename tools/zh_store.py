@@ -22,8 +22,11 @@ Terminology (:func:`term_problems`, :func:`first_mention_problems`): the bilingu
 (``book/glossary.md``) is the term base (:func:`glossary_terms`). Where an English unit's prose
 uses a glossary term (whole words, any case, singular or plural), its translation must use
 that term's Chinese, or keep the English of a term the field writes in Latin letters (RoPE,
-YaRN, KV cache); the first unit of a page that uses a term must follow the term's Chinese with
-the English in parentheses, 外推（extrapolation）. A unit whose term means something else (the
+YaRN, KV cache); the term's first mention in a page's running prose (not a heading, caption,
+table cell or parenthesis) follows its Chinese with the English in parentheses,
+外推（extrapolation）, and no other mention does (basic mathematics never:
+``book/glossary_terms.json``). The style rules of ``tools/zh_rules.py`` (glosses, 倍, link
+text, the number convention) run on every unit too. A unit whose term means something else (the
 geometric plane of chapter 1) declares it in its translation: ``<!-- term plane: 平面 -->``.
 The glossary and the references pages are not term-checked. ``tests/test_zh_edition.py`` runs
 every check on every page and plants each kind of drift on copies.
@@ -48,6 +51,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import zh_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "book" / "zh"
@@ -254,6 +260,7 @@ def kept_items(text: str) -> dict[str, list[str]]:
     options = [m.group(0).strip().split(":")[1] for m in OPTION.finditer(text)]
     options = [f":{name}:" for name in options]
     rest = _without(rest, LABEL, DIRECTIVE, OPTION)
+    rest = zh_rules.SPACE_GROUPED.sub(lambda m: m.group(0).replace(" ", ""), rest)  # 10 000
     numbers = [n.replace("−", "-") for n in NUMBER.findall(rest)]
     return {
         "formula": display + inline,
@@ -277,10 +284,29 @@ def fidelity_problems(english: str, chinese: str) -> list[str]:
                 if item not in pool_text:
                     problems.append(f"{kind} missing: {item[:80]}")
             continue
+        if not items:
+            continue
+        # numbers by value (issue 34): 2.6 million is 260 万, 10,000 is 10 000 and 1 万
+        scaled = zh_rules.english_scaled(_number_text(english))
+        values = zh_rules.number_values(_number_text(chinese), chinese=True)
         for item in sorted(set(items)):
-            if item not in pool and item.replace(",", "") not in pool:
-                problems.append(f"{kind} missing: {item}")
+            if item in scaled:  # "4 M": only its value, 400 万 (or 4 M, which zh_rules flags)
+                if round(scaled[item], 6) in values:
+                    continue
+            elif item in pool or item.replace(",", "") in pool:
+                continue
+            elif round(float(item.replace(",", "")), 9) in values:
+                continue
+            problems.append(f"{kind} missing: {item}")
     return problems
+
+
+def _number_text(text: str) -> str:
+    """``text`` as the number check reads it: no formulas, code, roles, links or labels."""
+    rest = ROLE.sub(" ", FENCE_LINE.sub(" ", text))
+    rest = _without(rest, DISPLAY_MATH, CODE_SPAN, INLINE_MATH, ENV_MATH)
+    rest = LINK_TARGET.sub("]", rest)
+    return _without(rest, LABEL, DIRECTIVE, OPTION).replace("−", "-")
 
 
 # --- terminology: the bilingual glossary is the term base --------------------------------
@@ -311,6 +337,7 @@ class Term:
     chinese: tuple[str, ...]  #: any of these in the translation renders it
     keep_english: bool  #: the translation may keep the English itself (RoPE, YaRN, KV cache)
     row_english: tuple[str, ...]  #: every English alternative of the row (for the parentheses)
+    gloss: bool = True  #: False: basic mathematics, never glossed (book/glossary_terms.json)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -362,8 +389,10 @@ def glossary_terms(path: Path | None = None) -> list[Term]:
     from glossary import glossary_rows
 
     path = ROOT / "book" / "glossary.md" if path is None else Path(path)
+    settings = glossary_settings(path.parent / "glossary_terms.json")
     terms: list[Term] = []
     for row in glossary_rows(path):
+        gloss = row.term not in settings.get("no_gloss", [])
         aside = re.search(r"\(([^)]*)\)", row.term)
         bare = re.sub(r"\s*\([^)]*\)", "", row.term)
         english = [t.strip() for t in bare.split(" / ") if t.strip()]
@@ -387,8 +416,15 @@ def glossary_terms(path: Path | None = None) -> list[Term]:
                 for e, r in pairs
                 if r == renderings
             )
-            terms.append(Term(term, tuple(renderings) + extra, keep, alternatives))
+            terms.append(Term(term, tuple(renderings) + extra, keep, alternatives, gloss))
     return terms
+
+
+def glossary_settings(path: Path) -> dict[str, Any]:
+    """The glossary's per-row settings (``book/glossary_terms.json``): ``no_gloss`` lists the
+    rows (their English as the table writes it) never glossed in the Chinese edition, the
+    basic mathematics a reader of the book already knows (复数, 点积, 频率)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 _TERMS_CACHE: dict[tuple[str, int], list[Term]] = {}
@@ -500,8 +536,35 @@ def term_problems(english: str, chinese: str, terms: list[Term] | None = None) -
     return problems
 
 
+#: A parenthesis that glosses a term: English words only ("Rotary Position Embedding，RoPE").
+GLOSS_TEXT = re.compile(r"\s*[A-Za-z][A-Za-z' /,，、-]*")
+
 #: What may follow a term's Chinese before the parenthesis: emphasis marks and spaces.
 AFTER_TERM = re.compile(r"[*_]*\s*[（(]([^（()）]*)[)）]")
+
+
+def _first_mention_text(key: str, chinese: str) -> tuple[str, str]:
+    """The prose of a translation where a first mention may stand, and the same with every
+    parenthesis's content blanked (same length): no heading, table cell or caption, nothing
+    inside parentheses (issue 34: a gloss never stands in those, nor nested)."""
+    if key.endswith(CAPTION):
+        return "", ""
+    kept = []
+    for line in chinese.splitlines():
+        if re.match(r"^#{1,6}\s", line) or line.strip().startswith("|"):
+            line = ""
+        kept.append(line)
+    text = prose("\n".join(kept))
+    masked = list(text)
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "）)":
+            depth = max(0, depth - 1)
+        if depth:
+            masked[i] = " "
+        if ch in "（(":
+            depth += 1
+    return text, "".join(masked)
 
 
 def first_mention_problems(
@@ -509,17 +572,23 @@ def first_mention_problems(
     terms: list[Term] | None = None,
     quiet: Iterable[str] = (),
 ) -> list[str]:
-    """Where a page first mentions a glossary term and its translation gives no English.
+    """Where a page glosses a glossary term wrongly: its first mention without the English,
+    a second gloss, or a gloss on basic mathematics.
 
     ``pairs``: the page's translated units in order, each with its English. The first unit
     whose English uses a term (of a row and a Chinese rendering: "query" and "key" are two,
-    "fast plane" and "high frequency", both 高频, one) is its first mention; if that unit's
-    translation renders it in Chinese, the first occurrence of the Chinese in its prose (not
-    inside a longer glossary term: 旋转位置编码 does not mention 位置编码) must be followed by a
-    parenthesis, full-width or ASCII, that names one of the row's English alternatives:
-    外推（extrapolation）. Not checked: a term rendered in English (RoPE), a one-character
-    Chinese term (键, 值: ordinary words contain them) and a term the unit declares an exception.
-    A unit whose key is in ``quiet`` (a stale translation) takes its first mentions unreported.
+    "fast plane" and "high frequency", both 高频, one) and whose translation renders it in
+    Chinese in running prose (not in a heading, a table cell, a caption or inside a
+    parenthesis: :func:`_first_mention_text`) holds its first mention; the first occurrence of
+    the Chinese there (not inside a longer glossary term: 旋转位置编码 does not mention 位置编码)
+    must be followed by a parenthesis, full-width or ASCII, that names one of the row's English
+    alternatives: 外推（extrapolation）. Not checked: a term rendered in English (RoPE), a
+    one-character Chinese term (键, 值: ordinary words contain them), a term the unit declares
+    an exception. A row whose ``gloss`` is off (basic mathematics) is never glossed, and a
+    term is glossed once a page ([gloss-repeated] for a second gloss in running prose; a gloss
+    in a heading, caption or table cell is ``zh_rules``' [heading-gloss], inside a parenthesis
+    its [nested-parentheses]). A unit whose key is in ``quiet`` (a stale translation) takes its
+    first mentions unreported.
     """
     quiet = set(quiet)
     terms = _terms() if terms is None else terms
@@ -528,31 +597,35 @@ def first_mention_problems(
         key=len,
         reverse=True,
     )
+    by_chinese: dict[str, list[Term]] = {}
+    for t in terms:
+        for c in t.chinese:
+            by_chinese.setdefault(c, []).append(t)
     seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    glossed: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
     problems = []
     for unit, tr in pairs:
-        text = prose(tr.text)
+        text, masked = _first_mention_text(unit.key, tr.text)
         exceptions = term_exceptions(tr.text)
-        mentions = None  # (start, end, chinese) of every glossary Chinese, longest first
+        found = [
+            (m.start(), m.end(), c)
+            for c in every_chinese
+            for m in _chinese_pattern(c).finditer(masked)
+        ]
+        mentions = _longest_matches(masked, found)
         for term in english_terms_used(unit.text, terms):
             concept = (term.row_english, term.chinese)
             if concept in seen or term.english.lower() in exceptions:
                 continue
-            seen.add(concept)
             own = {c for c in term.chinese if len(c.replace(" ", "")) > 1}
             own -= {c for c in own if c.lower() in {e.lower() for e in term.row_english}}
-            if not own:
+            if not own or not term.gloss or concept in glossed:
+                seen.add(concept)  # (glossed already: an earlier Chinese mention was first)
                 continue
-            if mentions is None:
-                found = [
-                    (m.start(), m.end(), c)
-                    for c in every_chinese
-                    for m in _chinese_pattern(c).finditer(text)
-                ]
-                mentions = _longest_matches(text, found)
             first = next((m for m in mentions if m[2] in own), None)
             if first is None:
-                continue
+                continue  # only in a heading, caption, table or parenthesis: not yet mentioned
+            seen.add(concept)
             paren = AFTER_TERM.match(text, first[1])
             inside = paren.group(1) if paren else ""
             if unit.key in quiet:
@@ -560,9 +633,28 @@ def first_mention_problems(
             if not any(english_term_pattern(e).search(inside) for e in term.row_english):
                 names = ", ".join(term.row_english)
                 problems.append(
-                    f"unit {unit.key}: first mention of {term.english!r} ({first[2]}) without "
-                    f"the English in parentheses, as {first[2]}（{names}）"
+                    f"unit {unit.key}: [first-mention] first mention of {term.english!r} "
+                    f"({first[2]}) without the English in parentheses, as {first[2]}（{names}）"
                 )
+        for _, end, chinese in mentions:
+            paren = AFTER_TERM.match(text, end)
+            if paren is None or unit.key in quiet or not GLOSS_TEXT.fullmatch(paren.group(1)):
+                continue
+            for term in by_chinese.get(chinese, []):
+                if not any(english_term_pattern(e).search(paren.group(1)) for e in term.row_english):
+                    continue
+                if not term.gloss:
+                    problems.append(
+                        f"unit {unit.key}: [gloss-basic] {chinese}（{paren.group(1)}）: "
+                        f"{term.english!r} is basic mathematics, never glossed"
+                    )
+                elif (term.row_english, term.chinese) in glossed:
+                    problems.append(
+                        f"unit {unit.key}: [gloss-repeated] {chinese}（{paren.group(1)}）: "
+                        f"{term.english!r} is glossed once a page, at its first mention"
+                    )
+                glossed.add((term.row_english, term.chinese))
+                break
     return problems
 
 
@@ -579,6 +671,7 @@ def check_page(page: Path) -> list[str]:
     keys = {u.key for u in units}
     checked: list[tuple[Unit, Translation]] = []  # translated units, for the first mentions
     stale: set[str] = set()
+    style: list[str] = []  # the style rules of tools/zh_rules.py
     for unit in units:
         tr = have.get(unit.key)
         if tr is None:
@@ -598,6 +691,7 @@ def check_page(page: Path) -> list[str]:
             continue
         for p in fidelity_problems(unit.text, tr.text):
             problems.append(f"{rel}: unit {unit.key}: {p}")
+        style += [f"{rel}: unit {unit.key}: {p}" for p in zh_rules.unit_problems(page.stem, unit.key, tr.text)]
         if page.stem not in TERM_EXEMPT:
             for p in term_problems(unit.text, tr.text):
                 problems.append(f"{rel}: unit {unit.key}: {p}")
@@ -606,8 +700,11 @@ def check_page(page: Path) -> list[str]:
         if key not in keys and not key.startswith(ZH_ONLY):
             problems.append(f"{rel}: unit {key}: translation has no English unit left (orphan)")
     if page.stem not in TERM_EXEMPT:
-        problems += [f"{rel}: {p}" for p in first_mention_problems(checked, quiet=stale)]
-    return problems
+        style += [f"{rel}: {p}" for p in first_mention_problems(checked, quiet=stale)]
+    for key, tr in have.items():
+        if key.startswith(ZH_ONLY):
+            style += [f"{rel}: unit {key}: {p}" for p in zh_rules.unit_problems(page.stem, key, tr.text)]
+    return problems + zh_rules.ratcheted(page.stem, style)
 
 
 def prose_words(text: str) -> int:
