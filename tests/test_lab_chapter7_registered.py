@@ -125,6 +125,9 @@ def registered_phrases(reg) -> dict[str, list[str]]:
             f"from {ref['ft-1e4']:.3f} nats for the control and base 500 to "
             f"{ref['ft-16']:.3f} for base 16",
         ],
+        "c07-51": [
+            f"(at {ratio['ft-1e6']:.2f} to {ratio['ft-1e5']:.2f} of it over ten seeds)",
+        ],
         "c07-64": [
             f"to {top['exponent_mean']:.2f} at {top['margin']:.1f} nats and persist "
             f"{top['persist']}"
