@@ -233,6 +233,19 @@ def test_window_draws_and_bootstrap_lengths():
     assert arrays["boot_registered"].dtype == np.int16
     with pytest.raises(ValueError, match="n_resamples"):
         window_draws(0, 8, 35)
+    # another model's reference (a test-time method against its plain model): per resample,
+    # the mean of the resampled windows' reference values
+    ref = 1.2 + 0.05 * rng.standard_normal(8)
+    boot = bootstrap_lengths(w, plan, draws, 0, chunk=7, window_reference=ref)
+    for b in range(50):
+        curve = w[draws[b]].mean(0)
+        one = supported_length(
+            curve, 32, margin=0.1, window=8, persist=0, reference=float(ref[draws[b]].mean())
+        )
+        assert boot[b] == (-1 if one is None else one)
+    assert not np.array_equal(boot, bootstrap_lengths(w, plan, draws, 0))
+    with pytest.raises(ValueError, match="reference"):
+        supported_lengths(w[:3], 32, margin=0.1, window=8, persist=0, reference=ref)
 
 
 def test_record_round_trip_and_tamper_check(tmp_path):

@@ -215,14 +215,26 @@ def window_draws(n_resamples: int, n_windows: int, seed: int) -> np.ndarray:
 
 
 def supported_lengths(
-    curves: np.ndarray, ref_len: int, *, margin: float, window: int, persist: int
+    curves: np.ndarray,
+    ref_len: int,
+    *,
+    margin: float,
+    window: int,
+    persist: int,
+    reference: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`ropelab.lab.evaluate.supported_length` of every row of ``curves`` ``(B, L)`` at
-    once (int64; -1 where censored)."""
+    once (int64; -1 where censored); ``reference`` ``(B,)`` replaces each row's own mean over
+    ``[ref_len/2, ref_len)`` (a test-time method is measured against the plain model's)."""
     c = np.asarray(curves, dtype=np.float64)
     if c.ndim != 2 or c.shape[1] <= ref_len or not 1 <= window <= ref_len:
         raise ValueError(f"curves must be (B, L) with L > ref_len = {ref_len}")
-    reference = c[:, ref_len // 2 : ref_len].mean(1, keepdims=True)
+    if reference is None:
+        reference = c[:, ref_len // 2 : ref_len].mean(1, keepdims=True)
+    else:
+        reference = np.asarray(reference, dtype=np.float64).reshape(-1, 1)
+        if reference.shape[0] != c.shape[0]:
+            raise ValueError(f"reference must have one value per curve, {c.shape[0]}")
     cum = np.concatenate([np.zeros((c.shape[0], 1)), np.cumsum(c, axis=1)], axis=1)
     smooth = (cum[:, window:] - cum[:, :-window]) / window  # (B, L - window + 1)
     centres = np.arange(smooth.shape[1]) + window // 2
@@ -238,10 +250,17 @@ def supported_lengths(
 
 
 def bootstrap_lengths(
-    window_loss: np.ndarray, plan: Plan, draws: np.ndarray, persist: int, chunk: int = 500
+    window_loss: np.ndarray,
+    plan: Plan,
+    draws: np.ndarray,
+    persist: int,
+    chunk: int = 500,
+    window_reference: np.ndarray | None = None,
 ) -> np.ndarray:
     """The supported length (full resolution) of the window-averaged curve of every window
-    resample in ``draws`` (:func:`window_draws`), int16, -1 where censored."""
+    resample in ``draws`` (:func:`window_draws`), int16, -1 where censored. With
+    ``window_reference`` (one reference loss per window, another model's), the reference of a
+    resample is the mean of its windows' values instead of its own curve's."""
     w = np.asarray(window_loss, dtype=np.float64)
     n = w.shape[0]
     out = np.empty(draws.shape[0], dtype=np.int16)
@@ -250,9 +269,14 @@ def bootstrap_lengths(
         counts = np.zeros((rows.shape[0], n))
         np.add.at(counts, (np.arange(rows.shape[0])[:, None], rows), 1.0)
         curves = counts @ w / rows.shape[1]
+        reference = (
+            None
+            if window_reference is None
+            else counts @ np.asarray(window_reference, dtype=np.float64) / rows.shape[1]
+        )
         out[i : i + chunk] = supported_lengths(
             curves, plan.train_len, margin=plan.margin, window=plan.smooth_window,
-            persist=persist,
+            persist=persist, reference=reference,
         )  # fmt: skip
     return out
 
