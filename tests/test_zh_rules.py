@@ -266,3 +266,30 @@ def test_the_ratchet_lets_no_new_problem_pass(tmp_path, monkeypatch):
 def test_every_other_page_follows_every_rule(page):
     counts = _style_counts(page)
     assert not counts, f"{page.stem}: {dict(counts)}"
+
+
+@pytest.mark.parametrize(
+    ("bad", "good"),
+    [
+        ("以 $\\odot$ 表示逐位相乘（哈达码积）。", "以 $\\odot$ 表示逐位相乘（哈达玛积）。"),
+        ("临界base 为 71,738。", "临界底数为 71,738。"),
+        ("复数的幅角。", "复数的辐角。"),
+        ("只构建一次 cos/sin 缓存。", "只构建一次 cos/sin 表。"),
+        ("最大支持的上下文长度为 4,096。", "支持长度为 4,096。"),
+        ("DeBERTa 的解耦注意力。", "DeBERTa 的解缠注意力。"),
+    ],
+)
+def test_term_spelling(bad, good):
+    """The glossary's canonical Chinese, never the sources' spelling or a retired one; the
+    glossary page itself shows the sources' spellings."""
+    assert _rules(zh_rules.unit_problems("00_x", "u1", bad)) == ["term-spelling"]
+    assert zh_rules.unit_problems("00_x", "u1", good) == []
+    assert zh_rules.unit_problems("glossary", "b003", bad) == []
+
+
+def test_a_source_spelling_still_renders_its_term():
+    """So a page that still writes the sources' spelling fails one rule, term-spelling, and
+    not the term check as well."""
+    english = "The critical base and the Hadamard elementwise form."
+    assert zh_store.term_problems(english, "临界base 与哈达码积。") == []
+    assert zh_store.term_problems(english, "临界底数与哈达玛积。") == []

@@ -473,7 +473,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("03a_rope_in_code", "The same in PyTorch, with a cos/sin table"): (
         "Build the cos/sin table once and reuse it; form the angles in float32 or float64.",
-        "只构建一次 cos/sin 缓存（cos/sin table）并反复使用；旋转角要在 float32 或 float64 中计算。",
+        "只构建一次 cos/sin 表（cos/sin table）并反复使用；旋转角要在 float32 或 float64 中计算。",
     ),
     ("04_theta_spectrum", "One frequency per plane"): (
         "Plot $\\theta_i$ on a logarithmic axis: a straight line from the fastest plane to "

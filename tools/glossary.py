@@ -1,8 +1,9 @@
 """The book's English–Chinese glossary (``book/glossary.md``, issue 18), read as data.
 
 Each row of its list table: the English term (alternatives separated by " / "), the Chinese
-term as the source articles write it (alternatives separated by " / "; a trailing "†" marks
-a usual translation that the sources do not use), the chapter that defines it (a link to the
+term, canonical (规范译名; alternatives separated by " / "; a trailing "†" marks a usual
+translation that the sources do not use; where the sources spell it otherwise, their spelling,
+原文写法, is in ``book/glossary_terms.json``), the chapter that defines it (a link to the
 chapter's notebook, or to the introduction) and a one-line meaning. ``tests/test_kit_glossary.py``
 checks every row against the chapters and the sources, ``tests/test_pdf.py`` the PDF's CJK.
 """
@@ -33,7 +34,29 @@ class Row:
 
     @property
     def chinese_terms(self) -> list[str]:
+        """The canonical Chinese (规范译名), alternatives in order."""
         return [t.strip() for t in self.chinese.split(" / ") if t.strip()]
+
+    @property
+    def source_terms(self) -> list[str]:
+        """The Chinese as the sources write it (原文写法): a canonical term the sources spell
+        otherwise (哈达玛积, the sources' 哈达码积) by that spelling, the others as they are."""
+        spelling = glossary_settings().get("source_spelling", {})
+        return [spelling.get(t, t) for t in self.chinese_terms]
+
+
+#: The glossary's settings (``book/glossary_terms.json``): ``no_gloss`` (rows never glossed in
+#: the Chinese edition), ``source_spelling`` (canonical Chinese -> the sources' spelling,
+#: 哈达玛积 -> 哈达码积), ``retired`` (canonical Chinese -> earlier renderings of this book,
+#: flagged wherever they remain) and ``pinyin`` (canonical Chinese -> its pinyin key, one
+#: syllable per character and a Latin word as itself, which orders the Chinese page).
+SETTINGS = ROOT / "book" / "glossary_terms.json"
+
+
+def glossary_settings(path: Path = SETTINGS) -> dict:
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def glossary_rows(path: Path = GLOSSARY) -> list[Row]:
@@ -72,7 +95,7 @@ def source_index(seeds: Path, rows: list[Row] | None = None) -> dict[str, list[s
     if not texts:
         raise ValueError(f"no source articles in {seeds}")
     rows = glossary_rows() if rows is None else rows
-    terms = sorted({t for row in rows for t in row.chinese_terms})
+    terms = sorted({t for row in rows for t in row.source_terms})
     return {t: [name for name, text in texts.items() if t in text] for t in terms}
 
 

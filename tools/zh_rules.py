@@ -29,6 +29,13 @@ Each rule has a name, and every problem it reports starts ``[rule-name]``:
     (95%, never "95 %"). The fidelity check compares numbers by value
     (:func:`number_values`), so 2.6 million ≡ 260 万 and 10,000 ≡ 1 万.
 
+``term-spelling``
+    The glossary's canonical Chinese (规范译名), never the sources' spelling where it differs
+    (哈达玛积, not the sources' 哈达码积; 临界底数, not 临界base; 辐角; 支持长度) nor a rendering
+    this book retired (cos/sin 表, not cos/sin 缓存; one term per 解耦): both lists are in
+    ``book/glossary_terms.json``. The glossary page, which shows the sources' spellings, is
+    exempt.
+
 Pages whose units still break a rule, because another author holds them, are listed in
 :data:`RATCHET` with the exact number of problems each rule has there: ``check_page`` lets
 that many pass on that page and reports every one as soon as there are more;
@@ -84,6 +91,7 @@ SCALE = {
 }  # fmt: skip
 
 RULES = ("heading-gloss", "nested-parentheses", "bei-reduction", "link-text", "number-format",
+         "term-spelling",
          "first-mention", "gloss-repeated", "gloss-basic")  # the last three: zh_store
 
 #: page stem -> {rule: the exact number of its problems still allowed there}. Lower a count
@@ -93,8 +101,9 @@ RATCHET: dict[str, dict[str, int]] = {
     # list of the issue-34 report
     "06_scaling_laws": {
         "bei-reduction": 3, "first-mention": 6, "gloss-basic": 3, "heading-gloss": 3,
-        "nested-parentheses": 4, "number-format": 2,
+        "nested-parentheses": 4, "number-format": 2, "term-spelling": 19,
     },
+    "07_extrapolation_lab": {"term-spelling": 24},
     "09_beyond_the_sources": {
         "bei-reduction": 3, "first-mention": 2, "gloss-basic": 2, "gloss-repeated": 1,
         "nested-parentheses": 2, "number-format": 5,
@@ -248,6 +257,31 @@ def number_format_problems(chinese: str) -> list[str]:
     return problems
 
 
+def _spellings() -> dict[str, str]:
+    """``{spelling to replace: the canonical term}`` from ``book/glossary_terms.json``: the
+    sources' spellings (哈达码积 -> 哈达玛积) and this book's retired renderings."""
+    from glossary import glossary_settings
+
+    settings = glossary_settings()
+    found = {old: new for new, old in settings.get("source_spelling", {}).items()}
+    for new, olds in settings.get("retired", {}).items():
+        found.update(dict.fromkeys(olds, new))
+    return found
+
+
+def term_spelling_problems(chinese: str) -> list[str]:
+    import zh_store
+
+    text = zh_store.prose(chinese)
+    squeezed = re.sub(r"\s+", "", text)
+    problems = []
+    for old, new in _spellings().items():
+        n = squeezed.count(re.sub(r"\s+", "", old))
+        if n:
+            problems += [f"[term-spelling] {old}: write the glossary's {new}"] * n
+    return problems
+
+
 def unit_problems(page: str, key: str, chinese: str) -> list[str]:
     """Every style problem of one translated unit (``page``: the page's stem)."""
     problems = []
@@ -258,6 +292,8 @@ def unit_problems(page: str, key: str, chinese: str) -> list[str]:
     if page != "references":
         problems += link_text_problems(chinese)
     problems += number_format_problems(chinese)
+    if page != "glossary":  # the glossary shows each source spelling as such
+        problems += term_spelling_problems(chinese)
     return problems
 
 

@@ -393,6 +393,12 @@ def glossary_terms(path: Path | None = None) -> list[Term]:
     terms: list[Term] = []
     for row in glossary_rows(path):
         gloss = row.term not in settings.get("no_gloss", [])
+        # the sources' spelling and this book's retired renderings still render the term (so
+        # the term check passes); zh_rules' [term-spelling] flags them
+        older = {
+            c: [settings.get("source_spelling", {}).get(c), *settings.get("retired", {}).get(c, [])]
+            for c in row.chinese_terms
+        }
         aside = re.search(r"\(([^)]*)\)", row.term)
         bare = re.sub(r"\s*\([^)]*\)", "", row.term)
         english = [t.strip() for t in bare.split(" / ") if t.strip()]
@@ -411,6 +417,7 @@ def glossary_terms(path: Path | None = None) -> list[Term]:
             if term.lower() in GENERIC_ENGLISH:
                 continue
             extra = EXTRA_CHINESE.get(term.lower(), ())
+            extra += tuple(o for c in renderings for o in older.get(c, []) if o)
             keep = any(
                 _kept_in_english(e) or e.lower() in {c.lower() for c in renderings}
                 for e, r in pairs
