@@ -51,12 +51,34 @@ def _source(cell: dict) -> str:
 
 
 def _without_caption(cell: dict) -> str:
-    """A code cell's JSON (as the notebook file holds it) with its figure caption taken out."""
+    """A code cell's JSON (as the notebook file holds it) with its figure caption and the
+    labels of its collapsed form (``code_prompt_show``/``hide``, translated) taken out."""
     cell = json.loads(json.dumps(cell))
-    figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
+    mystnb = cell.get("metadata", {}).get("mystnb", {})
+    figure = mystnb.get("figure")
     if isinstance(figure, dict):
         figure.pop("caption", None)
+    for prompt in ("code_prompt_show", "code_prompt_hide"):
+        mystnb.pop(prompt, None)
     return json.dumps(cell, indent=1, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("page", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_labels_of_collapsed_cells_are_chinese(tree, page):
+    """Issue 34: "Run it live…", "Show the helpers…" were left in English. Every label of a
+    collapsed code cell has its Chinese in ``build_zh.CODE_PROMPTS`` and the tree uses it."""
+    english = json.loads(page.read_text(encoding="utf-8"))
+    chinese = json.loads((tree / page.relative_to(ROOT)).read_text(encoding="utf-8"))
+    zh_code = {c["id"]: c for c in chinese["cells"] if c["cell_type"] == "code"}
+    for cell in english["cells"]:
+        mystnb = cell.get("metadata", {}).get("mystnb", {})
+        for prompt in ("code_prompt_show", "code_prompt_hide"):
+            label = mystnb.get(prompt)
+            if label is None:
+                continue
+            assert label in build_zh.CODE_PROMPTS, f"{page.name}: no Chinese for {label!r}"
+            zh_label = zh_code[cell["id"]]["metadata"]["mystnb"][prompt]
+            assert zh_label == build_zh.CODE_PROMPTS[label] and zh_store.CJK.search(zh_label)
 
 
 def _expected(page: Path) -> dict[str, str]:

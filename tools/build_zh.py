@@ -68,6 +68,20 @@ PART_CAPTIONS = {
     "RoPE in practice and beyond": "实践中的 RoPE 及其延伸",
     "Back matter": "附录",
 }
+#: The labels of the collapsed code cells (``metadata.mystnb.code_prompt_show`` and
+#: ``code_prompt_hide``), which no store unit holds: the same few on every page. A new label
+#: needs its Chinese here (``tests/test_zh_build.py`` fails on one left in English).
+CODE_PROMPTS = {
+    "Run it live: the same figure with sliders, drawn by Python (needs a running kernel: "
+    "Colab, Binder or a local Jupyter)": "实时运行：同一张图，带滑块，由 Python 绘制"
+    "（需要运行中的内核：Colab、Binder 或本地 Jupyter）",
+    "Hide the live version": "收起实时版本",
+    "Show the helpers that print this chapter's results (SymPy output one line at a time, "
+    "verdicts in words)": "显示打印本章结果的辅助函数（SymPy 输出逐行打印，结论用文字给出）",
+    "Hide the helpers": "收起辅助函数",
+    "How these results were made: command, stages, times, versions": "这些结果是怎样得到的：命令、阶段、耗时与版本",
+    "Hide the provenance": "收起来源信息",
+}
 _CAPTION_LINE = re.compile(r"^(\s*-?\s*caption:\s*)(.+?)\s*$", re.MULTILINE)
 
 
@@ -143,6 +157,10 @@ def zh_notebook(page: Path) -> tuple[dict, int]:
                 cell["source"] = _lines(chinese[key])
             else:
                 missing += 1
+        mystnb = cell.get("metadata", {}).get("mystnb", {})
+        for prompt in ("code_prompt_show", "code_prompt_hide"):
+            if isinstance(mystnb, dict) and mystnb.get(prompt) in CODE_PROMPTS:
+                mystnb[prompt] = CODE_PROMPTS[mystnb[prompt]]
         figure = cell.get("metadata", {}).get("mystnb", {}).get("figure")
         if isinstance(figure, dict) and str(figure.get("caption") or "").strip():
             key = f"{cell['id']}{CAPTION}"
