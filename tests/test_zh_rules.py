@@ -293,3 +293,27 @@ def test_a_source_spelling_still_renders_its_term():
     english = "The critical base and the Hadamard elementwise form."
     assert zh_store.term_problems(english, "临界base 与哈达码积。") == []
     assert zh_store.term_problems(english, "临界底数与哈达玛积。") == []
+
+
+def test_book_terms_are_enforced_like_any_row():
+    """The glossary's "Book terms" (test-time, checkpoint, loss, explorable, kernel): one
+    Chinese each, never glossed; a unit whose English means something else declares it."""
+    from glossary import book_term_rows
+
+    assert {r.term for r in book_term_rows()} >= {"test-time", "checkpoint", "loss", "explorable", "kernel"}
+    english = "The loss falls at test time; the explorable needs no kernel."
+    bad = "损失在推理期下降；这个交互图不需要内核。"
+    problems = zh_store.term_problems(english, bad)
+    assert problems == ["[book-term] term 'kernel' not rendered as kernel or kernel"]
+    declared = bad + "<!-- term kernel: 内核 -->"
+    assert zh_store.term_problems(english, declared) == []
+    assert _rules(zh_rules.unit_problems("00_x", "u1", declared)) == ["term-spelling"]  # 推理期
+    good = "损失在测试阶段下降；这个交互图不需要内核。<!-- term kernel: 内核 -->"
+    assert zh_store.term_problems(english, good) == []
+    assert zh_rules.unit_problems("00_x", "u1", good) == []
+    assert zh_store.term_problems("The loss falls.", "loss 下降。") == [
+        "[book-term] term 'loss' not rendered as 损失"
+    ]
+    # a book term is never glossed
+    problems = zh_store.first_mention_problems(_pairs(("a", english, "交互图（explorable）。")))
+    assert _rules(problems) == ["gloss-basic"]

@@ -82,6 +82,37 @@ def glossary_rows(path: Path = GLOSSARY) -> list[Row]:
     return rows
 
 
+@dataclass
+class BookTerm:
+    """A row of the glossary's "Book terms" table: a word of the book's own prose and the
+    one Chinese the edition gives it."""
+
+    term: str
+    chinese: str
+    meaning: str
+
+    @property
+    def terms(self) -> list[str]:
+        return [t.strip() for t in self.term.split(" / ") if t.strip()]
+
+    @property
+    def chinese_terms(self) -> list[str]:
+        return [t.strip() for t in self.chinese.split(" / ") if t.strip()]
+
+
+def book_term_rows(path: Path = GLOSSARY) -> list[BookTerm]:
+    """The rows of the second table, under "## Book terms"."""
+    text = path.read_text(encoding="utf-8")
+    if "## Book terms" not in text:
+        return []
+    table = text.split("## Book terms", 1)[1].split("```{list-table}", 1)[1].split("```", 1)[0]
+    rows = []
+    for block in re.split(r"^\* - ", table, flags=re.M)[2:]:
+        cells = [" ".join(c.split()) for c in re.split(r"^  - ", block, flags=re.M)]
+        rows.append(BookTerm(*cells[:3]))
+    return rows
+
+
 #: Where each Chinese term of the glossary occurs in the source articles (``../shared/seeds``,
 #: which live beside the repository, not in it): written by :func:`write_source_index` where
 #: the sources are, read by the tests everywhere.

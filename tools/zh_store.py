@@ -175,7 +175,8 @@ def write_store(path: Path, page: Path, units: Iterable[Translation]) -> None:
     rel = Path(page).resolve().relative_to(ROOT)
     parts = [f"<!-- Chinese edition of {rel}: see tools/zh_store.py -->\n"]
     for unit in units:
-        parts.append(f"<!-- unit {unit.key} en:{unit.sha} -->\n{unit.text.strip()}\n")
+        text = unit.text.strip("\n").rstrip()  # a leading indent ("   3A. …") is kept
+        parts.append(f"<!-- unit {unit.key} en:{unit.sha} -->\n{text}\n")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
 
@@ -338,6 +339,7 @@ class Term:
     keep_english: bool  #: the translation may keep the English itself (RoPE, YaRN, KV cache)
     row_english: tuple[str, ...]  #: every English alternative of the row (for the parentheses)
     gloss: bool = True  #: False: basic mathematics, never glossed (book/glossary_terms.json)
+    book: bool = False  #: a book term (the glossary's "Book terms"): never glossed
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -424,6 +426,16 @@ def glossary_terms(path: Path | None = None) -> list[Term]:
                 if r == renderings
             )
             terms.append(Term(term, tuple(renderings) + extra, keep, alternatives, gloss))
+    from glossary import book_term_rows
+
+    for book_row in book_term_rows(path):
+        chinese = tuple(book_row.chinese_terms)
+        older = tuple(o for c in chinese for o in settings.get("retired", {}).get(c, []))
+        for english in book_row.terms:
+            keep = english.lower() in {c.lower() for c in chinese}
+            terms.append(
+                Term(english, chinese + older, keep, tuple(book_row.terms), False, book=True)
+            )
     return terms
 
 
@@ -539,7 +551,8 @@ def term_problems(english: str, chinese: str, terms: list[Term] | None = None) -
         ):
             continue
         wanted = " or ".join(term.chinese) + (f" or {term.english}" if term.keep_english else "")
-        problems.append(f"term {term.english!r} not rendered as {wanted}")
+        tag = "[book-term] " if term.book else ""
+        problems.append(f"{tag}term {term.english!r} not rendered as {wanted}")
     return problems
 
 
@@ -651,9 +664,10 @@ def first_mention_problems(
                 if not any(english_term_pattern(e).search(paren.group(1)) for e in term.row_english):
                     continue
                 if not term.gloss:
+                    what = "a book term" if term.book else "basic mathematics"
                     problems.append(
                         f"unit {unit.key}: [gloss-basic] {chinese}（{paren.group(1)}）: "
-                        f"{term.english!r} is basic mathematics, never glossed"
+                        f"{term.english!r} is {what}, never glossed"
                     )
                 elif (term.row_english, term.chinese) in glossed:
                     problems.append(
@@ -700,8 +714,8 @@ def check_page(page: Path) -> list[str]:
             problems.append(f"{rel}: unit {unit.key}: {p}")
         style += [f"{rel}: unit {unit.key}: {p}" for p in zh_rules.unit_problems(page.stem, unit.key, tr.text)]
         if page.stem not in TERM_EXEMPT:
-            for p in term_problems(unit.text, tr.text):
-                problems.append(f"{rel}: unit {unit.key}: {p}")
+            for p in term_problems(unit.text, tr.text):  # [book-term]: a style rule
+                (style if p.startswith("[") else problems).append(f"{rel}: unit {unit.key}: {p}")
             checked.append((unit, tr))
     for key in have:
         if key not in keys and not key.startswith(ZH_ONLY):
