@@ -341,9 +341,11 @@ def plot_registered_lengths(
     x = np.log([bases[n] for n in EXPONENT_MODELS])
     y = np.mean([np.log(lengths["registered"][n]["per_seed"]) for n in EXPONENT_MODELS], axis=1)
     slope = stats_["exponent"]["registered"]["mean"]
+    original = stats_["exponent"]["original"]["mean"]
     xs = np.geomspace(1e5, 1e7, 50)
     ax.plot(xs, np.exp(y.mean() + slope * (np.log(xs) - x.mean())), color="black", lw=1,
-            ls="--", label=f"registered fit, bases above β0: β^{slope:.3f}")  # fmt: skip
+            ls="--", label=f"registered fit, bases above β0: β^{slope:.3f} "
+            f"(original rule: β^{original:.3f})")  # fmt: skip
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
     ax.set_xlim(lo, hi)
