@@ -223,7 +223,7 @@ def format_subset_verdicts(reg: dict[str, Any]) -> str:
 
 
 def rising_seeds(reg: dict[str, Any], rule: str, subset: str = "all") -> list[int]:
-    """The seeds on which the supported length under ``rule`` rises strictly with the base
+    r"""The seeds on which the supported length under ``rule`` rises strictly with the base
     through every base above :math:`\beta_0` (``EXPONENT_MODELS``)."""
     s = _subset(reg, subset)
     lengths = s["supported_length"][rule]

@@ -264,7 +264,7 @@ class SeedExponentFit:
 def seed_exponent_fit(
     results: dict[str, Any], margin: float | None = None
 ) -> SeedExponentFit | None:
-    """The exponent fitted per seed over the bases above :math:`\beta_0` (module docstring).
+    r"""The exponent fitted per seed over the bases above :math:`\beta_0` (module docstring).
 
     A seed enters with every base it has an uncensored length for (at least two); ``None`` when
     fewer than two seeds do. ``margin``: the lengths re-read at this margin from the binned

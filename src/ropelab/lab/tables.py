@@ -47,7 +47,7 @@ def length_cell(measured: dict[str, Any] | None) -> str:
 
 
 def format_losses(results: dict[str, Any], names: Sequence[str]) -> str:
-    """The loss of each model (seed 0) where it was trained and where it is read far past that.
+    r"""The loss of each model (seed 0) where it was trained and where it is read far past that.
 
     Columns: model, the reference loss over :math:`[T_\text{train}/2, T_\text{train})` (positions
     64 to 127 in chapter 7), the mean loss over the last positions of the evaluated length (one
@@ -148,7 +148,7 @@ def format_testtime_grid(
     column: str = "supported",
     replicate: int = 0,
 ) -> str:
-    """One number per model (columns) and method (rows), the plain model first; ``n/a`` where
+    r"""One number per model (columns) and method (rows), the plain model first; ``n/a`` where
     a method does not apply.
 
     ``column``: ``"supported"`` (the supported length), ``"past"`` (the mean loss over every
@@ -181,7 +181,7 @@ def _base(base: float) -> str:
 
 
 def format_exponent_fit(fit: SeedExponentFit, theorem: float) -> str:
-    """The exponent fitted per seed (:func:`ropelab.lab.stats.seed_exponent_fit`), its *t*
+    r"""The exponent fitted per seed (:func:`ropelab.lab.stats.seed_exponent_fit`), its *t*
     interval over seeds (windows fixed), the local exponents between neighbouring bases, and
     Theorem 2's :math:`d_\text{extra}/d` (``theorem``) for comparison."""
     e = fit.exponent
