@@ -70,7 +70,9 @@ def test_results_ship_with_the_package():
     assert "lab/results/*.json" in globs
     package = RESULTS_DIR.parents[1]
     files = [
-        p for p in RESULTS_DIR.rglob("*") if p.is_file() and p.suffix in (".json", ".csv", ".pt")
+        p
+        for p in RESULTS_DIR.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".csv", ".pt", ".npz")
     ]
     assert len(files) >= 8
     for path in files:

@@ -1,0 +1,137 @@
+"""The test-time controls of lab/PLAN.md section 7 (ropelab.lab.testtime_controls): the
+committed JSON is recomputed from its arrays, its plain entries are the registered records
+of seed 0, and its starting lengths are T_extra and T_train."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ropelab import scaling
+from ropelab.lab.registered import load_record, read_plan
+from ropelab.lab.testtime_controls import (
+    CONTROL_METHODS,
+    CONTROL_MODELS,
+    entry_key,
+    format_controls,
+    load_controls,
+    summarise,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = ROOT / "lab" / "registered"
+
+
+@pytest.fixture(scope="module")
+def controls():
+    return load_controls()
+
+
+def _close(a, b, tol=1e-9):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            _close(a[k], b[k], tol)
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _close(x, y, tol)
+    elif isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=tol, abs_tol=tol), (a, b)
+    else:
+        assert a == b
+
+
+def test_every_number_is_recomputed_from_the_arrays(controls):
+    result, arrays = controls
+    again = summarise(arrays, result["settings"])
+    _close(again["entries"], result["entries"])
+    _close(again["differences"], result["differences"])
+
+
+def test_the_settings_are_the_plan_s():
+    result, _ = load_controls()
+    block = read_plan(ROOT / "lab" / "PLAN.md")
+    s = result["settings"]
+    assert s["seed"] == 0
+    assert s["models"] == list(CONTROL_MODELS) == block["exponent_models"]
+    assert s["methods"] == list(CONTROL_METHODS) == ["ntk", "yarn"]
+    assert s["resamples"] == block["bootstrap_resamples"] == 10000
+    assert s["window_draw_seed"] == block["window_draw_seed"]
+    assert (s["margin"], s["smooth_window"], s["persist"]) == (
+        block["margin"],
+        block["smooth_window"],
+        block["persist"],
+    )
+    assert s["n_windows"] == block["eval_windows"] and s["eval_len"] == block["eval_len"]
+
+
+def test_plain_entries_are_the_registered_records_of_seed_0(controls):
+    result, arrays = controls
+    for model in CONTROL_MODELS:
+        record, rec = load_record(RECORDS, 0, model)
+        key = entry_key(model, "plain")
+        np.testing.assert_array_equal(arrays[f"{key}:window_past"], rec["window_past"])
+        np.testing.assert_array_equal(arrays[f"{key}:curve"], rec["curve"])
+        np.testing.assert_array_equal(arrays[f"{key}:boot_registered"], rec["boot_registered"])
+        assert (
+            result["entries"][key]["supported"]["registered"]["length"]
+            == (record["measured"]["supported"]["registered"]["full"])
+        )
+        assert result["checkpoints"][model]["file"] == record["train"]["checkpoint"]
+        # the evaluated checkpoint reproduced the record to its float16 rounding
+        assert (
+            result["checkpoints"][model]["largest_binned_difference_in_float16_half_spacings"]
+            <= 1.01
+        )
+
+
+def test_the_methods_start_from_t_extra_and_from_t_train(controls):
+    result, _ = controls
+    for model in CONTROL_MODELS:
+        base = float(model.removeprefix("ft-"))
+        t_extra = round(2 * math.pi * base ** (12 / 32))  # Theorem 2, d_extra = 12 of 32
+        assert t_extra == round(scaling.extrapolation_bound(base, 32, 128, 1e4))
+        for method in CONTROL_METHODS:
+            assert result["ref_lens"][entry_key(model, method, "reliable")] == t_extra
+            assert result["ref_lens"][entry_key(model, method, "train")] == 128
+            described = result["methods_described"][entry_key(model, method, "train")]
+            assert described.endswith("factor 32 over 128 tokens")
+
+
+def test_the_window_bootstrap_is_the_plan_s_independently_computed(controls):
+    """One interval recomputed with numpy alone, from PLAN.md section 5's generator."""
+    result, arrays = controls
+    draws = np.random.default_rng(35).integers(0, 128, size=(10000, 128))
+    a = arrays[f"{entry_key('ft-1e6', 'yarn', 'train')}:window_past"]
+    b = arrays[f"{entry_key('ft-1e6', 'yarn', 'reliable')}:window_past"]
+    diff = a[draws].mean(1) - b[draws].mean(1)
+    lo, hi = np.percentile(diff, [2.5, 97.5])
+    got = result["differences"]["ft-1e6/yarn: train - reliable"]
+    assert math.isclose(got["mean"], float(np.mean(a - b)), abs_tol=1e-12)
+    assert got["interval"] == pytest.approx([lo, hi], abs=1e-12)
+
+
+def test_the_arrays_file_is_the_recorded_one(tmp_path):
+    result, _ = load_controls()
+    bad = tmp_path / "controls.npz"
+    json_path = tmp_path / "controls.json"
+    json_path.write_text(json.dumps(result))
+    src = Path(__file__).resolve().parents[1] / "src/ropelab/lab/results/testtime_controls.npz"
+    data = bytearray(src.read_bytes())
+    data[-10] ^= 1
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_controls(json_path, bad)
+
+
+def test_the_table_names_every_model_and_start(controls):
+    result, _ = controls
+    table = format_controls(result)
+    for model in CONTROL_MODELS:
+        assert sum(line.startswith(model) for line in table.splitlines()) == 5
+    assert "start at T_train minus start at L0" in table
