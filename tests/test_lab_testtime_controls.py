@@ -135,3 +135,28 @@ def test_the_table_names_every_model_and_start(controls):
     for model in CONTROL_MODELS:
         assert sum(line.startswith(model) for line in table.splitlines()) == 5
     assert "start at T_train minus start at L0" in table
+
+
+def test_what_chapters_6_and_7_say_about_the_controls(controls):
+    """Chapter 6's sentences (cell test-time): from T_train both methods fail within 171
+    tokens; from L0 both hold longer than the plain model except YaRN on base 1e5; by mean
+    loss past 128, YaRN is better from L0 and NTK-aware scaling from T_train, every interval
+    clear of 0."""
+    result, _ = controls
+    entries, diffs = result["entries"], result["differences"]
+
+    def length(model, method, start=None):
+        return entries[entry_key(model, method, start)]["supported"]["registered"]["length"]
+
+    from_train = [length(m, k, "train") for m in CONTROL_MODELS for k in CONTROL_METHODS]
+    assert max(from_train) == 171
+    longer = {
+        (m, k): length(m, k, "reliable") > length(m, "plain")
+        for m in CONTROL_MODELS
+        for k in CONTROL_METHODS
+    }
+    assert [key for key, ok in longer.items() if not ok] == [("ft-1e5", "yarn")]
+    for model in CONTROL_MODELS:
+        yarn = diffs[f"{model}/yarn: train - reliable"]["interval"]
+        ntk = diffs[f"{model}/ntk: train - reliable"]["interval"]
+        assert yarn[0] > 0 and ntk[1] < 0
