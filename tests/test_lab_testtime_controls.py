@@ -160,3 +160,22 @@ def test_what_chapters_6_and_7_say_about_the_controls(controls):
         yarn = diffs[f"{model}/yarn: train - reliable"]["interval"]
         ntk = diffs[f"{model}/ntk: train - reliable"]["interval"]
         assert yarn[0] > 0 and ntk[1] < 0
+
+
+def test_from_t_train_both_methods_change_the_training_window(controls):
+    """Chapter 7: started from T_train, both methods raise the loss inside the training window
+    (positions 64-127: NTK-aware 0.82 to 1.01, YaRN 1.45 to 2.20 nats, the plain models
+    0.74), which is why they fail at once; from L0 NTK-aware scaling stays within 0.06 of the
+    plain model there."""
+    result, arrays = controls
+    entries = result["entries"]
+    for model in CONTROL_MODELS:
+        plain = entries[entry_key(model, "plain")]["L_window"]
+        curve = arrays[f"{entry_key(model, 'plain')}:curve"].astype(float)
+        assert entries[entry_key(model, "plain")]["L_window"] == pytest.approx(curve[64:128].mean())
+        assert round(plain, 2) == 0.74
+        assert entries[entry_key(model, "ntk", "reliable")]["L_window"] - plain < 0.06
+    ntk = [entries[entry_key(m, "ntk", "train")]["L_window"] for m in CONTROL_MODELS]
+    yarn = [entries[entry_key(m, "yarn", "train")]["L_window"] for m in CONTROL_MODELS]
+    assert (round(min(ntk), 2), round(max(ntk), 2)) == (0.82, 1.01)
+    assert (round(min(yarn), 2), round(max(yarn), 2)) == (1.45, 2.20)

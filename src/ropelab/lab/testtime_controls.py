@@ -96,7 +96,9 @@ def _lengths(boot: np.ndarray, at_least: int) -> np.ndarray:
 
 def summarise(arrays: dict[str, np.ndarray], settings: dict[str, Any]) -> dict[str, Any]:
     """Every number of the controls from their arrays: per entry the mean :math:`L_\\text{past}`
-    with its window-bootstrap 95 % interval and the supported length (point from the curve,
+    with its window-bootstrap 95 % interval, the mean loss inside the training window
+    (``L_window``, positions [T/2, T), where a method that spoils the short context shows),
+    and the supported length (point from the curve,
     interval from the stored resampled lengths) under both rules; per model and method the
     paired differences of :math:`L_\\text{past}`: ``train - reliable``, and each start minus
     ``plain`` (negative: the start helps).
@@ -130,7 +132,9 @@ def summarise(arrays: dict[str, np.ndarray], settings: dict[str, Any]) -> dict[s
             )  # fmt: skip
             boot = _lengths(arrays[f"{key}:boot_{rule}"], s["at_least"])
             lengths[rule] = {"length": point, "interval": _interval(boot)}
+        half = s["train_len"] // 2
         entries[key] = {
+            "L_window": float(curve[half : s["train_len"]].mean()),
             "L_past": float(np.mean(past)),
             "L_past_interval": _interval(resampled[key]),
             "supported": lengths,
@@ -168,8 +172,8 @@ def load_controls(
     return result, arrays
 
 
-def _fmt_interval(iv: Sequence[float], digits: int) -> str:
-    return f"[{iv[0]:+.{digits}f}, {iv[1]:+.{digits}f}]"
+def _fmt_interval(iv: Sequence[float], digits: int, sign: str = "+") -> str:
+    return f"[{iv[0]:{sign}.{digits}f}, {iv[1]:{sign}.{digits}f}]"
 
 
 def format_controls(result: dict[str, Any]) -> str:
@@ -179,9 +183,9 @@ def format_controls(result: dict[str, Any]) -> str:
     ``T_train - L0`` of :math:`L_\\text{past}` per method."""
     s = result["settings"]
     lines = [
-        "mean loss past 128 (nats/char) and supported length (registered rule), seed 0;",
-        "[95% window bootstrap]",
-        f"{'model':<8}{'method':<7}{'from':>6}{'L_past':>8}{'interval':>17}"
+        "mean loss over positions 64-127 and past 128 (nats/char), supported length",
+        "(registered rule), seed 0; [95% window bootstrap]",
+        f"{'model':<8}{'method':<7}{'from':>6}{'64-127':>8}{'L_past':>8}{'interval':>16}"
         f"{'length':>8}{'interval':>14}",
     ]
     for model in s["models"]:
@@ -195,8 +199,8 @@ def format_controls(result: dict[str, Any]) -> str:
             reg = e["supported"]["registered"]
             lo, hi = (round(x) for x in reg["interval"])
             lines.append(
-                f"{model:<8}{method:<7}{ref:>6}{e['L_past']:>8.3f}"
-                f"{_fmt_interval(e['L_past_interval'], 3):>17}"
+                f"{model:<8}{method:<7}{ref:>6}{e['L_window']:>8.3f}{e['L_past']:>8.3f}"
+                f"{_fmt_interval(e['L_past_interval'], 3, ''):>16}"
                 f"{reg['length']:>8}{f'[{lo}, {hi}]':>14}"
             )
     lines.append("paired difference of L_past, start at T_train minus start at L0:")
@@ -354,8 +358,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ckpt-dir", default="lab/checkpoints")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--print", action="store_true", help="print the committed table, exit")
+    parser.add_argument(
+        "--summarise", action="store_true",
+        help="recompute the committed JSON's numbers from its .npz (no evaluation), exit",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    if args.print:
+    if args.summarise:
+        result, arrays = load_controls()
+        result.update(summarise(arrays, result["settings"]))
+        CONTROLS_JSON.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if args.print or args.summarise:
         result, _ = load_controls()
         print(format_controls(result))
         return 0
