@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .registered_view import EXPONENT_MODELS
 from .results import RESULTS_DIR
 
 __all__ = [
@@ -62,8 +63,8 @@ __all__ = [
     "summarise",
 ]
 
-#: The fine-tunes the controls run on (seed 0, bases above beta0).
-CONTROL_MODELS: tuple[str, ...] = ("ft-1e5", "ft-1e6", "ft-3e6", "ft-1e7")
+#: The fine-tunes the controls run on (seed 0): the bases above beta0 of the exponent fit.
+CONTROL_MODELS: tuple[str, ...] = EXPONENT_MODELS
 #: The methods whose starting length is varied (ids of :data:`ropelab.lab.testtime.METHODS`).
 CONTROL_METHODS: tuple[str, ...] = ("ntk", "yarn")
 #: Where a method starts: the reliable length L0 (the book's rule) or T_train (the configs').
