@@ -398,3 +398,100 @@ def test_a_role_with_its_own_link_text_keeps_its_label_and_translates_the_text()
     assert "reference missing: {numref}`fig-6-masks`" in zh_store.fidelity_problems(
         "See {numref}`fig-6-masks`.", untitled
     )
+
+
+# --- the slides' metadata (issue 34: book/zh/slides/) ---------------------------------------
+
+SLIDE_EN = [
+    {"part": "Step 1", "lead": "With $n = m$ the two lengths agree at 10,000 positions."},
+    {"part": "Step 2", "lead": "The angle grows by `theta` each step."},
+]
+SLIDE_ZH = [
+    {"part": "第 1 步", "lead": "取 $n = m$，两个模长在 10,000 个位置上一致。"},
+    {"part": "第 2 步", "lead": "角度每一步增加 `theta`。"},
+]
+
+
+def _with_slide(spec: object) -> list[dict]:
+    cells = [dict(c) for c in CELLS]
+    cells[1] = {**cells[1], "metadata": {"slide": spec}}
+    return cells
+
+
+def _write_slides(page: Path, spec: object) -> None:
+    unit = zh_store.slide_units(page)[0]
+    zh_store.write_store(
+        zh_store.slide_store_path(page),
+        page,
+        [zh_store.Translation(unit.key, unit.sha, zh_store.slide_json(spec))],
+    )
+
+
+def test_every_notebook_with_slide_metadata_has_its_slide_store():
+    with_slides = [p for p in PAGES if zh_store.slide_units(p)]
+    assert len(with_slides) >= 8
+    for page in with_slides:
+        assert zh_store.slide_store_path(page).is_file(), page
+        assert set(zh_store.slide_translations(page)) == {
+            u.key.removesuffix(zh_store.SLIDE) for u in zh_store.slide_units(page)
+        }, page
+
+
+def test_a_faithful_slide_translation_passes_and_the_decks_read_it(book):
+    page, write = book
+    write(_with_slide(SLIDE_EN))
+    _write_slides(page, SLIDE_ZH)
+    assert zh_store.check_page(page) == []
+    assert zh_store.slide_translations(page) == {"para": SLIDE_ZH}
+
+
+def test_slide_metadata_without_its_translation_is_missing(book):
+    page, write = book
+    write(_with_slide(SLIDE_EN))
+    assert zh_store.check_page(page) == [
+        "notebooks/06_x.ipynb: book/zh/slides/06_x.md: unit para:slide: no translation"
+    ]
+
+
+def test_a_changed_slide_metadata_makes_its_unit_stale(book):
+    page, write = book
+    write(_with_slide(SLIDE_EN))
+    _write_slides(page, SLIDE_ZH)
+    write(_with_slide([SLIDE_EN[0], {**SLIDE_EN[1], "lead": "The angle grows."}]))
+    problems = zh_store.check_page(page)
+    assert len(problems) == 1 and "unit para:slide: the English changed after" in problems[0]
+    assert zh_store.slide_translations(page) == {}  # the deck keeps the English
+
+
+def test_slide_metadata_removed_leaves_an_orphan(book):
+    page, write = book
+    write(_with_slide(SLIDE_EN))
+    _write_slides(page, SLIDE_ZH)
+    write(CELLS)
+    assert zh_store.check_page(page) == [
+        "notebooks/06_x.ipynb: book/zh/slides/06_x.md: unit para:slide: translation has no"
+        " English unit left (orphan)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("broken", "expected"),
+    [
+        ([SLIDE_ZH[0]], "not the same slides as the English"),
+        ([SLIDE_ZH[0], {**SLIDE_ZH[1], "lead": "角度每一步增加。"}], "slide 2: lead: "),
+        ([SLIDE_ZH[0], {**SLIDE_ZH[1], "lead": SLIDE_EN[1]["lead"]}], "not translated"),
+        (
+            [{**SLIDE_ZH[0], "lead": "取 $n = m$，两个模长在 10000 个位置上一致。"}, SLIDE_ZH[1]],
+            "slide 1: lead: ",
+        ),
+        ([SLIDE_ZH[0], {"lead": SLIDE_ZH[1]["lead"]}], "slide 2: fields"),
+    ],
+    ids=["a-slide-dropped", "code-span-dropped", "left-in-english", "number-format", "part-gone"],
+)
+def test_an_unfaithful_slide_translation_is_reported(book, broken, expected):
+    page, write = book
+    write(_with_slide(SLIDE_EN))
+    _write_slides(page, broken)
+    problems = zh_store.check_page(page)
+    assert problems and all("unit para:slide:" in p for p in problems), problems
+    assert any(expected in p for p in problems), problems

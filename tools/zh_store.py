@@ -38,6 +38,16 @@ Command line::
     python tools/zh_store.py check [PAGE ...]                        # every problem, exit 1 if any
     python tools/zh_store.py english PAGE KEY                        # one English unit
     python tools/zh_store.py status                                  # units per page
+
+Slides (issue 34): a notebook's ``slide`` cell metadata (``tools/build_slides.py``: a slide's
+title, lead, notes and part label, written for the projector) is translated in a store of its
+own, ``book/zh/slides/<page stem>.md``, a unit per cell that has it, keyed ``<cell id>:slide``
+(:data:`SLIDE`), stamped with the hash of the English metadata (:func:`slide_units`: its JSON,
+keys sorted). The unit's text is the same JSON with the text fields (:data:`SLIDE_TEXT`) in
+Chinese and everything else (a code slide's cell, lines and highlights) as in the English.
+:func:`check_page` checks it like the page's own units (stale, missing, orphan; formulas,
+numbers, code spans, the glossary's terms and the style rules in each text field), and
+``stub`` adds its missing units. The Chinese decks read it (:func:`slide_translations`).
 """
 
 from __future__ import annotations
@@ -146,6 +156,149 @@ def english_units(page: Path) -> list[Unit]:
 
 def store_path(page: Path) -> Path:
     return STORE / f"{Path(page).stem}.md"
+
+
+SLIDE = ":slide"  # key suffix of a cell's slide metadata (tools/build_slides.py's SLIDE_KEY)
+#: The fields of a slide's metadata that are text a reader sees (the rest is kept as it is).
+SLIDE_TEXT = ("title", "lead", "notes", "part")
+
+
+def slide_json(spec: Any) -> str:
+    """A cell's ``slide`` metadata as a unit's text: its JSON, keys sorted, one field a line."""
+    return json.dumps(spec, ensure_ascii=False, indent=1, sort_keys=True)
+
+
+def slide_units(page: Path) -> list[Unit]:
+    """The slide metadata of a notebook's cells, a unit per cell that has it."""
+    page = Path(page)
+    if page.suffix != ".ipynb":
+        return []
+    nb = json.loads(page.read_text(encoding="utf-8"))
+    return [
+        Unit(f"{cell['id']}{SLIDE}", slide_json(cell["metadata"]["slide"]))
+        for cell in nb["cells"]
+        if cell.get("metadata", {}).get("slide") is not None
+    ]
+
+
+def slide_store_path(page: Path) -> Path:
+    return STORE / "slides" / f"{Path(page).stem}.md"
+
+
+def _slide_fields(spec: Any) -> list[dict[str, Any]]:
+    return spec if isinstance(spec, list) else [spec]
+
+
+def slide_unit_problems(stem: str, key: str, english: str, chinese: str) -> list[str]:
+    """What is wrong with one slide unit's translation: not the English's shape (the same
+    slides, the same fields, everything but the text fields unchanged), a text field left in
+    English, and each text field's fidelity, glossary and style problems."""
+    try:
+        zh = json.loads(chinese)
+    except json.JSONDecodeError as error:
+        return [f"not the JSON of a slide's metadata ({error})"]
+    en = json.loads(english)
+    if isinstance(en, list) != isinstance(zh, list) or len(_slide_fields(en)) != len(
+        _slide_fields(zh)
+    ):
+        return ["not the same slides as the English (a list of the same length)"]
+    problems = []
+    pairs = zip(_slide_fields(en), _slide_fields(zh), strict=True)
+    for n, (en_spec, zh_spec) in enumerate(pairs, start=1):
+        if set(en_spec) != set(zh_spec):
+            problems.append(f"slide {n}: fields {sorted(zh_spec)}, English {sorted(en_spec)}")
+            continue
+        for field, value in en_spec.items():
+            if field not in SLIDE_TEXT:
+                if zh_spec[field] != value:
+                    problems.append(f"slide {n}: {field} differs from the English")
+                continue
+            text = str(zh_spec[field])
+            if untranslated(str(value), text):
+                problems.append(f"slide {n}: {field} not translated (no Chinese text)")
+                continue
+            where = f"slide {n}: {field}: "
+            problems += [where + p for p in fidelity_problems(str(value), text)]
+            problems += [where + p for p in zh_rules.unit_problems(stem, key, text)]
+            problems += [where + p for p in term_problems(str(value), text)]
+    return problems
+
+
+def check_slides(page: Path) -> list[str]:
+    """The problems of a notebook's slide store (:data:`SLIDE`): stale, missing and orphan
+    units and each translation's (:func:`slide_unit_problems`)."""
+    page = Path(page)
+    rel = page.resolve().relative_to(ROOT)
+    units = slide_units(page)
+    path = slide_store_path(page)
+    if not units and not path.exists():
+        return []
+    have = read_store(path)
+    store = path.relative_to(ROOT)
+    problems = []
+    for unit in units:
+        tr = have.get(unit.key)
+        if tr is None:
+            problems.append(f"{rel}: {store}: unit {unit.key}: no translation")
+        elif tr.sha != unit.sha:
+            problems.append(
+                f"{rel}: {store}: unit {unit.key}: the English changed after it was translated "
+                f"(translated en:{tr.sha}, now en:{unit.sha})"
+            )
+        else:
+            problems += [
+                f"{rel}: {store}: unit {unit.key}: {p}"
+                for p in slide_unit_problems(page.stem, unit.key, unit.text, tr.text)
+            ]
+    keys = {u.key for u in units}
+    problems += [
+        f"{rel}: {store}: unit {key}: translation has no English unit left (orphan)"
+        for key in have
+        if key not in keys
+    ]
+    return problems
+
+
+def slide_translations(page: Path) -> dict[str, Any]:
+    """``{cell id: the Chinese slide metadata}`` of a notebook's current slide units (those
+    whose English has not changed since and that pass :func:`slide_unit_problems`'s shape
+    check); a cell missing here keeps its English metadata."""
+    english = {u.key: u for u in slide_units(page)}
+    found = {}
+    for key, tr in read_store(slide_store_path(page)).items():
+        unit = english.get(key)
+        if unit is None or tr.sha != unit.sha:
+            continue
+        try:
+            spec = json.loads(tr.text)
+        except json.JSONDecodeError:
+            continue
+        fields = _slide_fields(spec)
+        if len(fields) == len(_slide_fields(json.loads(unit.text))) and any(
+            CJK.search(str(f.get(k, ""))) for f in fields for k in SLIDE_TEXT
+        ):
+            found[key.removesuffix(SLIDE)] = spec
+    return found
+
+
+def stub_slides(page: Path) -> int:
+    """Add the slide units a notebook's slide store lacks (English JSON, to be translated)."""
+    units = slide_units(page)
+    if not units:
+        return 0
+    path = slide_store_path(page)
+    have = read_store(path)
+    ordered, added = [], 0
+    for unit in units:
+        if unit.key in have:
+            ordered.append(have[unit.key])
+        else:
+            ordered.append(Translation(unit.key, unit.sha, unit.text))
+            added += 1
+    keys = {u.key for u in units}
+    ordered += [t for k, t in have.items() if k not in keys]
+    write_store(path, page, ordered)
+    return added
 
 
 @dataclass(frozen=True)
@@ -725,7 +878,7 @@ def check_page(page: Path) -> list[str]:
     for key, tr in have.items():
         if key.startswith(ZH_ONLY):
             style += [f"{rel}: unit {key}: {p}" for p in zh_rules.unit_problems(page.stem, key, tr.text)]
-    return problems + zh_rules.ratcheted(page.stem, style)
+    return problems + zh_rules.ratcheted(page.stem, style) + check_slides(page)
 
 
 def prose_words(text: str) -> int:
@@ -771,6 +924,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "stub":
         for page in args.pages:
             print(f"{page}: {stub(page)} units added to {store_path(page).relative_to(ROOT)}")
+            if slide_units(page):
+                added = stub_slides(page)
+                print(
+                    f"{page}: {added} slide units added to "
+                    f"{slide_store_path(page).relative_to(ROOT)}"
+                )
         return 0
     if args.command == "english":
         for unit in english_units(args.page):
