@@ -132,13 +132,101 @@ UNLINK_RELATIVE = """() => document.querySelectorAll('a[href]').forEach((a) => {
 
 ADMONITIONS = {"note", "tip", "hint", "important", "warning", "caution", "attention", "seealso"}
 
+#: The Chinese decks (issue 34): ``slides/zh/`` beside the English ones, made from the same
+#: cells with the Chinese edition's text (``tools/build_zh.py``'s notebooks: every markdown
+#: cell and caption from the store ``book/zh/``) and the slides' metadata from
+#: ``book/zh/slides/<page stem>.md`` (``tools/zh_store.py``); code, outputs and figures as
+#: they are.
+ZH_DIR = "zh"
+#: Everything a deck writes in its own words, by language.
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "html_lang": "en",
+        "figure": "Figure {n}",
+        "exercise": "Exercise {n}",
+        "exercise_bare": "Exercise",
+        "figure_label": "<strong>Figure {n}:</strong> ",
+        "chapter": "Chapter {n}",
+        "in_session": "In this session",
+        "chapter_link": "The chapter in the book",
+        "remember": "What to remember",
+        "objectives": "learning objectives",
+        "summary": "summary",
+        "optional_note": "Optional section ({section}): the one- and two-lecture paths of the"
+        " teaching page leave it out.",
+        "eq_one": "equation {n}",
+        "eq_many": "equations {n}",
+        "eq_bare_one": "the equation",
+        "eq_bare_many": "the equations",
+        "on_slide": "{what} on the slide",
+        "in_chapter": "{what} in the chapter",
+        "see": "See {name}.",
+        "slides": "slides",
+        "page_title": "{title}: slides",
+    },
+    "zh": {
+        "html_lang": "zh-CN",
+        "figure": "图 {n}",
+        "exercise": "练习 {n}",
+        "exercise_bare": "练习",
+        "figure_label": "<strong>图 {n}：</strong>",
+        "chapter": "第 {n} 章",
+        "in_session": "本讲内容",
+        "chapter_link": "书中的这一章",
+        "remember": "要点回顾",
+        "objectives": "学习目标",
+        "summary": "小结",
+        "optional_note": "选讲小节（{section}）：教学页的一次课和两次课方案不讲这一节。",
+        "eq_one": "式 {n}",
+        "eq_many": "式 {n}",
+        "eq_bare_one": "公式",
+        "eq_bare_many": "这组公式",
+        "on_slide": "幻灯片上的{what}",
+        "in_chapter": "书中的{what}",
+        "see": "见{name}。",
+        "slides": "幻灯片",
+        "page_title": "{title}：幻灯片",
+    },
+}
+#: The admonitions' titles in Chinese (as the Chinese site shows them).
+ADMONITIONS_ZH = {
+    "note": "备注",
+    "tip": "提示",
+    "hint": "提示",
+    "important": "重要",
+    "warning": "警告",
+    "caution": "小心",
+    "attention": "注意",
+    "seealso": "参见",
+}
+#: A block that is only an HTML comment.
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+#: A Chinese character (the Chinese decks' sentences end at 。！？；).
+CJK = re.compile(r"[\u3400-\u9fff]")
+#: A term's English in parentheses after its Chinese, 外推（extrapolation）: the deck's titles
+#: drop it (a gloss belongs in the prose, not on a slide's title).
+GLOSS = re.compile(r"（[A-Za-z][A-Za-z' /,，、-]*）")
+
+
+def book_title(lang: str = "en") -> str:
+    """The book's title in the deck's language (the Chinese edition's: ``build_zh.zh_title``)."""
+    if lang == "en":
+        return BOOK_TITLE
+    from build_zh import zh_title
+
+    return zh_title()
+
 
 # --- labels, numbers and citations --------------------------------------------------------
 
 
-def chapter_labels(notebook: nbformat.NotebookNode, chapter: str) -> dict[str, str]:
+def chapter_labels(
+    notebook: nbformat.NotebookNode, chapter: str, lang: str = "en"
+) -> dict[str, str]:
     """What ``{numref}``/``{ref}``/``{eq}`` print for the chapter's labels: "Figure 5.2",
-    "Exercise 5.1", "(5.3)" (the book's per-chapter numbers, in notebook order)."""
+    "Exercise 5.1", "(5.3)" (the book's per-chapter numbers, in notebook order; "图 5.2",
+    "练习 5.1" in Chinese)."""
+    words = WORDS[lang]
     labels: dict[str, str] = {}
     equations = exercises = figures = 0
     for cell in notebook.cells:
@@ -147,7 +235,7 @@ def chapter_labels(notebook: nbformat.NotebookNode, chapter: str) -> dict[str, s
             if meta.get("caption"):
                 figures += 1
                 if meta.get("name"):
-                    labels[meta["name"]] = f"Figure {chapter}.{figures}"
+                    labels[meta["name"]] = words["figure"].format(n=f"{chapter}.{figures}")
             continue
         source = cell.source
         for match in sorted(
@@ -158,7 +246,7 @@ def chapter_labels(notebook: nbformat.NotebookNode, chapter: str) -> dict[str, s
             labels[match.group(1)] = f"({chapter}.{equations})"
         for match in EXERCISE_LABEL.finditer(source):
             exercises += 1
-            labels[match.group(1)] = f"Exercise {chapter}.{exercises}"
+            labels[match.group(1)] = words["exercise"].format(n=f"{chapter}.{exercises}")
     return labels
 
 
@@ -195,6 +283,10 @@ class Renderer:
 
     labels: dict[str, str]
     cites: dict[str, tuple[str, str]]
+    lang: str = "en"
+    #: The site's root seen from the deck (the English decks: ``../``; the Chinese decks,
+    #: ``slides/zh/``, link the Chinese pages: ``../../zh/``).
+    site: str = "../"
     md: MarkdownIt = field(init=False)
 
     def __post_init__(self) -> None:
@@ -234,7 +326,9 @@ class Renderer:
             page, _, anchor = href.partition("#")
             page = re.sub(r"\.(md|ipynb)$", ".html", page)
             if page and "/" not in page:
-                page = f"../notebooks/{page}"
+                page = f"{self.site}notebooks/{page}"
+            elif page.startswith("../"):
+                page = self.site + page[3:]
             token.attrSet("href", page + (f"#{anchor}" if anchor else ""))
         return self.md.renderer.renderToken(tokens, idx, options, env)
 
@@ -291,11 +385,15 @@ class Renderer:
             return ""
         if name == "exercise":
             label = options_.get("label", "")
-            number = self.labels.get(label, "Exercise")
+            number = self.labels.get(label, WORDS[self.lang]["exercise_bare"])
             title = f"{number} ({self.inline(argument)})" if argument else number
             return self._box(["exercise", *classes], title, body)
         if name == "admonition" or name in ADMONITIONS:
-            title = self.inline(argument) if name == "admonition" else name.capitalize()
+            title = (
+                self.inline(argument)
+                if name == "admonition"
+                else (ADMONITIONS_ZH[name] if self.lang == "zh" else name.capitalize())
+            )
             return self._box([name, *classes], title, body)
         return f'<div class="directive-{html.escape(name)}">{self.render(body)}</div>\n'
 
@@ -421,18 +519,29 @@ ABBREVIATIONS = re.compile(r"\b(?:[Ee]qs?|e\.g|i\.e|cf|[Ff]igs?|vs|resp|approx|c
 OPAQUE = re.compile(r"\$\$.+?\$\$|\$[^$]+\$|`[^`]*`|\{[\w:-]+\}`[^`]*`")
 
 
+#: Where a Chinese sentence ends (outside brackets and math): 。！？ and the semicolon ；.
+ZH_STOPS = "。！？；"
+
+
 def sentences(text: str) -> list[str]:
     """``text`` split into its sentences: at ``.``, ``!`` or ``?`` followed by a space or the
-    end, outside brackets, math and code, and not after an abbreviation (:data:`ABBREVIATIONS`).
+    end, outside brackets, math and code, and not after an abbreviation (:data:`ABBREVIATIONS`);
+    in Chinese at 。！？； (:data:`ZH_STOPS`), outside brackets (（）too), math and code.
     """
     flat = " ".join(text.split())
     masked = OPAQUE.sub(lambda m: "x" * len(m.group(0)), flat)
     found, start, depth = [], 0, 0
     for i, ch in enumerate(masked):
-        if ch in "([":
+        if ch in "([（【":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]）】":
             depth = max(0, depth - 1)
+        elif ch in ZH_STOPS and depth == 0:
+            end = i + 1
+            while end < len(masked) and masked[end] in "”’」*":
+                end += 1
+            found.append(flat[start:end].strip())
+            start = end
         elif ch in ".!?" and depth == 0 and (i + 1 == len(masked) or masked[i + 1] == " "):
             if ch == "." and ABBREVIATIONS.search(masked[start : i + 1]):
                 continue
@@ -448,7 +557,9 @@ def sentences(text: str) -> list[str]:
 
 def ends_sentence(text: str) -> bool:
     """Whether ``text`` ends where a sentence ends (a full stop that no abbreviation took)."""
-    core = re.sub(r"[\"'”’*)\]]+$", "", " ".join(text.split()))
+    core = re.sub(r"[\"'”’」*)\]]+$", "", " ".join(text.split()))
+    if re.search(r"[。！？]$", core):
+        return True
     return bool(re.search(r"[.!?]$", core)) and not ABBREVIATIONS.search(core)
 
 
@@ -459,11 +570,18 @@ def first_sentence(text: str, limit: int = 150) -> str:
     otherwise it is kept whole (a slide never shows a sentence cut at a word)."""
     found = sentences(text)
     sentence = found[0] if found else ""
+    chinese = CJK.search(sentence) is not None
+    if chinese and sentence.endswith("；"):
+        # a Chinese sentence cut at its semicolon is shown as the sentence it is
+        sentence = sentence[:-1] + "。"
     if len(sentence) > limit:
         masked = OPAQUE.sub(lambda m: "x" * len(m.group(0)), sentence)
-        clause = re.match(r"(.{40,}?):(\s|$)", masked)
+        clause = (
+            re.match(r"(.{20,}?)：", masked) if chinese else re.match(r"(.{40,}?):(\s|$)", masked)
+        )
         if clause and clause.group(1).count("(") == clause.group(1).count(")"):
-            sentence = sentence[: len(clause.group(1))].rstrip(",;") + "."
+            end = "。" if chinese else "."
+            sentence = sentence[: len(clause.group(1))].rstrip(",;，；") + end
     return sentence
 
 
@@ -508,13 +626,18 @@ class Deck:
 class ChapterDeck:
     """The slides of one chapter notebook."""
 
-    def __init__(self, path: Path, out: Path, cites: dict[str, tuple[str, str]]):
+    def __init__(self, path: Path, out: Path, cites: dict[str, tuple[str, str]], lang: str = "en"):
         self.path = path
         self.out = out
+        self.lang = lang
+        self.words = WORDS[lang]
         self.notebook = nbformat.read(path, as_version=4)
         self.chapter, self.title = chapter_of(self.notebook)
-        self.labels = chapter_labels(self.notebook, self.chapter)
-        self.renderer = Renderer(self.labels, cites)
+        if lang != "en":
+            self.title = GLOSS.sub("", self.title)
+        self.labels = chapter_labels(self.notebook, self.chapter, lang)
+        self.site = "../" if lang == "en" else f"../../{ZH_DIR}/"
+        self.renderer = Renderer(self.labels, cites, lang, self.site)
         every_figure = book_figures(path)
         self.figures = {f.cell: f for f in every_figure if f.number}
         self.figure_cells = {f.cell for f in every_figure}
@@ -534,7 +657,7 @@ class ChapterDeck:
         explorable_seen = False
         for i, cell in enumerate(self.notebook.cells):
             heading = (heading_of(cell) or "").lower() if cell.cell_type == "markdown" else ""
-            if heading in ("learning objectives", "summary"):
+            if heading in (self.words["objectives"], self.words["summary"]):
                 chosen.append(i)
             elif cell.cell_type == "code" and i in self.figure_cells and len(chosen) < 12:
                 chosen.append(i)
@@ -563,11 +686,8 @@ class ChapterDeck:
         its notes (the deck shows a tag, and ``?core`` leaves it out)."""
         slide.section, slide.course = self.section_marker(slide.cell)
         if slide.course == "optional":
-            slide.notes = (
-                '<p class="course-note"><em>Optional section'
-                f" ({html.escape(slide.section)}): the one- and two-lecture paths of the"
-                " teaching page leave it out.</em></p>\n" + slide.notes
-            )
+            note = self.words["optional_note"].format(section=html.escape(slide.section))
+            slide.notes = f'<p class="course-note"><em>{note}</em></p>\n' + slide.notes
         return slide
 
     def section_title(self, index: int) -> str:
@@ -660,10 +780,11 @@ class ChapterDeck:
         label = LABELLED_DMATH.search(block) or MATH_LABEL_OPTION.search(block)
         number = self.labels.get(label.group(1), "") if label else ""
         several = "\\\\" in block
-        where = "on the slide" if on_slide else "in the chapter"
+        words = self.words
+        where = words["on_slide"] if on_slide else words["in_chapter"]
         if number:
-            return f"{'equations' if several else 'equation'} {number} {where}"
-        return f"{'the equations' if several else 'the equation'} {where}"
+            return where.format(what=words["eq_many" if several else "eq_one"].format(n=number))
+        return where.format(what=words["eq_bare_many" if several else "eq_bare_one"])
 
     def spoken(self, text: str, shown: tuple[str, ...] = ()) -> str:
         """``text`` with each display equation replaced by its name in words, run into the
@@ -678,30 +799,38 @@ class ChapterDeck:
                 tex = re.sub(r"\$\$\s*(\([^)]*\))?\s*$|```\s*$", "", block.strip()).rstrip()
                 tex = re.sub(r"\\end\{\w+\}\s*$", "", tex).rstrip()
                 tail = tex[-1] if tex and tex[-1] in ",.;" else ""
-                if out and out[-1].rstrip().endswith(":"):
+                space, stop = ("", "。") if self.lang == "zh" else (" ", ".")
+                if self.lang == "zh":
+                    tail = {",": "，", ".": "。", ";": "；"}.get(tail, tail)
+                if out and out[-1].rstrip().endswith((":", "：")):
                     # "... where the initial conditions apply: the equation on the slide."
-                    out[-1] = f"{out[-1].rstrip()} {name}."
+                    out[-1] = f"{out[-1].rstrip()}{space}{name}{stop}"
                     joined = False
                 elif out and not ends_sentence(out[-1]):
-                    out[-1] = f"{out[-1].rstrip()} {name}{tail}"
-                    joined = not tail or tail == ","
+                    out[-1] = f"{out[-1].rstrip()}{space}{name}{tail}"
+                    joined = not tail or tail in ",，"
                 else:
-                    out.append(f"See {name}.")
+                    out.append(self.words["see"].format(name=name))
                     joined = False
                 continue
             if joined and out and re.match(r"^[a-z,;]", block.strip()):
                 out[-1] = f"{out[-1]} {block.strip()}"
             else:
                 if joined and out and not ends_sentence(out[-1]):
-                    out[-1] += "."
+                    out[-1] += self.stop
                 out.append(block)
             joined = False
         if joined and out and not ends_sentence(out[-1]):
-            out[-1] += "."
-        if out and out[-1].rstrip().endswith(":"):
+            out[-1] += self.stop
+        if out and out[-1].rstrip().endswith((":", "：")):
             # the code or output it introduced is not in the notes
-            out[-1] = out[-1].rstrip()[:-1] + "."
+            out[-1] = out[-1].rstrip()[:-1] + self.stop
         return "\n\n".join(out)
+
+    @property
+    def stop(self) -> str:
+        """A sentence's full stop in the deck's language."""
+        return "。" if self.lang == "zh" else "."
 
     # --- slides
 
@@ -723,7 +852,8 @@ class ChapterDeck:
             source = source.lstrip()[own.end() :].lstrip("\n")
         if spec.get("title"):
             title = self.renderer.inline(spec["title"])
-        blocks = split_blocks(source)
+        # (a translation's comments, <!-- term plane: 平面 -->, are for the checks: not shown)
+        blocks = [b for b in split_blocks(source) if not COMMENT.fullmatch(b.strip())]
         math = [b for b in blocks if is_display_math(b)]
         prose = [b for b in blocks if not is_display_math(b)]
         lead = spec.get("lead", "")
@@ -750,12 +880,16 @@ class ChapterDeck:
                 used += prose_length(block)
             else:
                 moved.append(block)
+
         # a lead-in ("... the fix its measurements point to:") goes with what it introduces,
         # to the notes; a slide's only paragraph ends as the sentence it is
-        while len(kept) > 1 and not is_display_math(kept[-1]) and kept[-1].rstrip().endswith(":"):
+        def lead_in(block: str) -> bool:
+            return block.rstrip().endswith((":", "："))
+
+        while len(kept) > 1 and not is_display_math(kept[-1]) and lead_in(kept[-1]):
             moved.insert(0, kept.pop())
-        if len(kept) == 1 and kept[0].rstrip().endswith(":") and kind != "closing":
-            kept[0] = kept[0].rstrip()[:-1] + "."
+        if len(kept) == 1 and lead_in(kept[0]) and kind != "closing":
+            kept[0] = kept[0].rstrip()[:-1] + self.stop
         body = self.renderer.render("\n\n".join(kept))
         notes = self.notes(index, moved, shown=tuple(b for b in kept if is_display_math(b)))
         return Slide(index, title, body, notes, kind or "text")
@@ -791,7 +925,8 @@ class ChapterDeck:
             if is_display_math(text) or HEADING.match(text):
                 continue
             sentence = first_sentence(text, 220)
-            if re.match(r"^(\*\*|[A-Z$\\{`]|\d)", sentence) and ends_sentence(sentence):
+            starts = re.match(r"^(\*\*|[A-Z$\\{`]|\d)", sentence) or CJK.match(sentence)
+            if starts and ends_sentence(sentence):
                 return sentence
         return ""
 
@@ -820,10 +955,10 @@ class ChapterDeck:
                 return f"<figure>{image}</figure>", ""
             short = self.renderer.inline(lead or first_sentence(figure.caption))
             full = self.renderer.inline(figure.caption)
+            label = self.words["figure_label"].format(n=figure.number)
             return (
-                f"<figure{side}>{image}<figcaption><strong>Figure {figure.number}:</strong> "
-                f"{short}</figcaption></figure>",
-                f"<p><strong>Figure {figure.number}:</strong> {full}</p>",
+                f"<figure{side}>{image}<figcaption>{label}{short}</figcaption></figure>",
+                f"<p>{label}{full}</p>",
             )
         return "", ""
 
@@ -916,7 +1051,7 @@ class ChapterDeck:
         ]
         for index in remember[:1]:
             slide = self.markdown_slide(index, self.notebook.cells[index], kind="closing")
-            slide.title = "What to remember"
+            slide.title = self.words["remember"]
             slide.notes = self.summary_notes() or slide.notes
             slides.append(slide.html())
         return Deck(
@@ -943,7 +1078,7 @@ class ChapterDeck:
         return cells
 
     def summary_notes(self) -> str:
-        cells = self.section_cells("summary")
+        cells = self.section_cells(self.words["summary"])
         return "".join(self.renderer.render(self.spoken(HEADING.sub("", c.source))) for c in cells)
 
     def title_slide(self) -> str:
@@ -954,7 +1089,7 @@ class ChapterDeck:
         if meta is not None:
             _, body = parse_options(re.sub(r"^```\{admonition\}[^\n]*\n", "", meta.source))
             meta_html = self.renderer.render(body.replace("```", ""))
-        objectives = self.section_cells("learning objectives")
+        objectives = self.section_cells(self.words["objectives"])
         goals = "".join(self.renderer.render(HEADING.sub("", c.source)) for c in objectives)
         opening = next(
             (
@@ -964,16 +1099,18 @@ class ChapterDeck:
             ),
             "",
         )
-        page = f"../notebooks/{self.path.stem}.html"
+        page = f"{self.site}notebooks/{self.path.stem}.html"
         chapter = html.escape(self.chapter)
+        words = self.words
+        book = html.escape(book_title(self.lang))
         return (
             '<section class="title-slide">\n'
-            f'<p class="book">{html.escape(BOOK_TITLE)} · Chapter {chapter}</p>\n'
+            f'<p class="book">{book} · {words["chapter"].format(n=chapter)}</p>\n'
             f'<h1 class="slide-title">{chapter}. {self.renderer.inline(self.title)}</h1>\n'
             '<div class="slide-body">\n'
-            f'<div class="goals"><p class="label">In this session</p>{goals}</div>\n'
+            f'<div class="goals"><p class="label">{words["in_session"]}</p>{goals}</div>\n'
             f'<div class="meta">{meta_html}'
-            f'<p class="chapter-link"><a href="{page}">The chapter in the book</a></p></div>\n'
+            f'<p class="chapter-link"><a href="{page}">{words["chapter_link"]}</a></p></div>\n'
             "</div>\n"
             f'<aside class="notes">{self.renderer.render(self.spoken(opening))}</aside>\n'
             "</section>"
@@ -996,31 +1133,35 @@ MATHJAX_CONFIG = {
 }
 
 
-def deck_page(deck: Deck) -> str:
+def deck_page(deck: Deck, lang: str = "en") -> str:
+    """A deck's HTML page; a Chinese deck (``slides/zh/``) uses the English decks' copies of
+    reveal.js, MathJax and the style, one folder up (``../vendor/``)."""
     title = f"{deck.chapter}. {re.sub(r'<[^>]+>', '', deck.title)}"
     sections = "\n".join(deck.slides)
     config = json.dumps(MATHJAX_CONFIG)
+    up = "" if lang == "en" else "../"
+    words = WORDS[lang]
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{words["html_lang"]}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>{html.escape(title)}: slides</title>
-<link rel="stylesheet" href="vendor/reveal/reset.css">
-<link rel="stylesheet" href="vendor/reveal/reveal.css">
-<link rel="stylesheet" href="vendor/reveal/theme/white.css">
-<link rel="stylesheet" href="ropelab-slides.css">
+<title>{html.escape(words["page_title"].format(title=title))}</title>
+<link rel="stylesheet" href="{up}vendor/reveal/reset.css">
+<link rel="stylesheet" href="{up}vendor/reveal/reveal.css">
+<link rel="stylesheet" href="{up}vendor/reveal/theme/white.css">
+<link rel="stylesheet" href="{up}ropelab-slides.css">
 <script>window.MathJax = {config};</script>
-<script defer src="vendor/mathjax/tex-chtml-full.js"></script>
+<script defer src="{up}vendor/mathjax/tex-chtml-full.js"></script>
 </head>
 <body>
 <div class="reveal"><div class="slides slides-root">
 {sections}
 </div></div>
-<script src="vendor/reveal/reveal.js"></script>
-<script src="vendor/reveal/plugin/notes.js"></script>
-<script src="vendor/ropelab-explore.js"></script>
-<script src="ropelab-slides.js"></script>
+<script src="{up}vendor/reveal/reveal.js"></script>
+<script src="{up}vendor/reveal/plugin/notes.js"></script>
+<script src="{up}vendor/ropelab-explore.js"></script>
+<script src="{up}ropelab-slides.js"></script>
 </body>
 </html>
 """
@@ -1033,7 +1174,35 @@ def deck_page(deck: Deck) -> str:
 LECTURE_STEM = "lecture-{n}"
 
 
-def lecture_decks(decks: list[Deck]) -> list[Deck]:
+#: The lecture decks' own words, by language.
+LECTURE_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "part": "<li>Chapter {n}, {title} ({minutes} min).</li>",
+        "read": "<li>Chapter {n}, {title} ({minutes} min of reading).</li>",
+        "of": "Lecture {n} of {total}",
+        "heading": "Lecture {n}. {title}",
+        "in_lecture": "In this lecture ({total} minutes)",
+        "before": "Read before the first lecture",
+        "notes": "This is lecture {n} of the two-lecture path of the book's teaching page. It "
+        "takes the core sections listed on this slide, in this order, in {total} minutes; "
+        "each chapter opens with its own title slide.",
+        "chapter": "Lecture {n}",
+    },
+    "zh": {
+        "part": "<li>第 {n} 章，{title}（{minutes} 分钟）。</li>",
+        "read": "<li>第 {n} 章，{title}（阅读 {minutes} 分钟）。</li>",
+        "of": "第 {n} 次课，共 {total} 次",
+        "heading": "第 {n} 次课：{title}",
+        "in_lecture": "本次课（{total} 分钟）",
+        "before": "第一次课之前阅读",
+        "notes": "这是本书教学页两次课方案中的第 {n} 次课。它按本页列出的顺序讲这些核心小节，"
+        "共 {total} 分钟；每一章以它自己的标题页开始。",
+        "chapter": "第 {n} 次课",
+    },
+}
+
+
+def lecture_decks(decks: list[Deck], lang: str = "en") -> list[Deck]:
     """One deck per lecture of the teaching page's two-lecture path (``tools/course_path.py``:
     the core sections the chapters mark, in the path's order): a title slide naming the
     lecture's parts and minutes, then for each chapter its title slide, the slides of the
@@ -1044,6 +1213,8 @@ def lecture_decks(decks: list[Deck]) -> list[Deck]:
 
     chapters = course_path._chapters()
     by_stem = {d.stem: d for d in decks}
+    words = LECTURE_WORDS[lang]
+    zh = lang == "zh"
     two = next(p for p in course_path.PATHS if p.lectures == 2)
     before, lectures = course_path.resolve(two, chapters)
     built = []
@@ -1052,32 +1223,39 @@ def lecture_decks(decks: list[Deck]) -> list[Deck]:
             continue
         total = sum(s.lecture_minutes for s in sections)
         rows = "".join(
-            f"<li>Chapter {html.escape(chapters[s.stem].number)}, "
-            f"{html.escape(s.title)} ({s.lecture_minutes} min).</li>"
+            words["part"].format(
+                n=html.escape(chapters[s.stem].number),
+                title=html.escape(GLOSS.sub("", s.title_zh) if zh else s.title),
+                minutes=s.lecture_minutes,
+            )
             for s in sections
         )
         reading = "".join(
-            f"<li>Chapter {html.escape(chapters[s.stem].number)}, {html.escape(s.title)}"
-            f" ({s.reading_minutes} min of reading).</li>"
+            words["read"].format(
+                n=html.escape(chapters[s.stem].number),
+                title=html.escape(GLOSS.sub("", s.title_zh) if zh else s.title),
+                minutes=s.reading_minutes,
+            )
             for s in before
         )
+        name = lecture.title_zh if zh else lecture.title
         first = (
             '<section class="title-slide lecture-title">\n'
-            f'<p class="book">{html.escape(BOOK_TITLE)} · Lecture {n} of {len(lectures)}</p>\n'
-            f'<h1 class="slide-title">Lecture {n}. {html.escape(lecture.title)}</h1>\n'
+            f'<p class="book">{html.escape(book_title(lang))} · '
+            f"{words['of'].format(n=n, total=len(lectures))}</p>\n"
+            f'<h1 class="slide-title">{html.escape(words["heading"].format(n=n, title=name))}'
+            "</h1>\n"
             '<div class="slide-body">\n'
-            f'<div class="goals"><p class="label">In this lecture ({total} minutes)</p>'
+            f'<div class="goals"><p class="label">{words["in_lecture"].format(total=total)}</p>'
             f"<ul>{rows}</ul></div>\n"
             + (
-                f'<div class="meta"><p class="label">Read before the first lecture</p>'
+                f'<div class="meta"><p class="label">{words["before"]}</p>'
                 f"<ul>{reading}</ul></div>\n"
                 if reading and n == 1
                 else ""
             )
             + "</div>\n"
-            f'<aside class="notes"><p>This is lecture {n} of the two-lecture path of the '
-            "book's teaching page. It takes the core sections listed on this slide, in this "
-            f"order, in {total} minutes; each chapter opens with its own title slide.</p>"
+            f'<aside class="notes"><p>{words["notes"].format(n=n, total=total)}</p>'
             "</aside>\n</section>"
         )
         slides = [first]
@@ -1095,8 +1273,8 @@ def lecture_decks(decks: list[Deck]) -> list[Deck]:
         built.append(
             Deck(
                 stem=LECTURE_STEM.format(n=n),
-                chapter=f"Lecture {n}",
-                title=lecture.title,
+                chapter=words["chapter"].format(n=n),
+                title=name,
                 slides=slides,
                 explorables=sum('class="ropelab-explorable' in x for x in slides),
                 figures=sum('class="slide-figure"' in x for x in slides),
@@ -1106,22 +1284,77 @@ def lecture_decks(decks: list[Deck]) -> list[Deck]:
     return built
 
 
-def index_page(decks: list[Deck], pdfs: bool = False, lectures: tuple[Deck, ...] = ()) -> str:
-    def row(d: Deck) -> str:
-        pdf = f' · <a href="{PDF_DIR}/{d.stem}.pdf">PDF</a>' if pdfs else ""
+def deck_name(deck: Deck) -> str:
+    """How the index names a deck: "5. Long-range decay", "Lecture 1. …", "第 1 次课：…"."""
+    if deck.chapter.startswith("第"):
+        return f"{deck.chapter}：{deck.title}"
+    return f"{deck.chapter}. {deck.title}"
+
+
+def index_page(
+    decks: list[Deck],
+    pdfs: bool = False,
+    lectures: tuple[Deck, ...] = (),
+    lang: str = "en",
+    translated: tuple[Deck, ...] = (),
+) -> str:
+    """The slides folder's ``index.html`` (``lang`` "zh": the Chinese decks' ``zh/index.html``).
+    The English index also lists ``translated``, the Chinese decks in ``zh/``."""
+    zh = lang == "zh"
+
+    def row(d: Deck, folder: str = "") -> str:
+        pdf = f' · <a href="{folder}{PDF_DIR}/{d.stem}.pdf">PDF</a>' if pdfs else ""
+        count = f"（{len(d.slides)} 页{pdf}）" if zh or folder else f"({len(d.slides)} slides{pdf})"
         return (
-            f'<li><a href="{d.stem}.html">{html.escape(d.chapter)}. {html.escape(d.title)}</a> '
-            f"<small>({len(d.slides)} slides{pdf})</small></li>"
+            f'<li><a href="{folder}{d.stem}.html">{html.escape(deck_name(d))}</a> '
+            f"<small>{count}</small></li>"
         )
 
     rows = "\n".join(row(d) for d in decks)
     lecture_rows = "\n".join(row(d) for d in lectures)
+    if zh:
+        lecture_list = (
+            "<h2>两次课</h2>\n<p>本书“用本书授课”页两次课方案的两套幻灯片：它所讲的核心小节，"
+            f'取自各章的幻灯片，按讲授顺序排列。</p>\n<ul class="lectures">\n{lecture_rows}\n</ul>\n'
+            "<h2>每章一套</h2>\n"
+            if lectures
+            else ""
+        )
+        title = f"{book_title(lang)}：幻灯片"
+        return f"""<!DOCTYPE html>
+<html lang="zh-CN">
+<head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<link rel="stylesheet" href="../ropelab-slides.css"></head>
+<body class="slides-index">
+<h1>{html.escape(title)}</h1>
+<p>每章一套 reveal.js 幻灯片（16:9），由各章标为幻灯片的单元生成，文字取自中文版。方向键翻页；
+F 键全屏，S 键打开演讲者视图（含讲稿：书中对每页的讲解），Esc 键显示全部幻灯片。
+这些幻灯片离线可用：上一级文件夹里有它们需要的一切。每套幻灯片也有 PDF，一页一张。</p>
+<p>选讲小节的幻灯片在标题旁标有“选讲”。在幻灯片地址后加上 <code>?core</code>
+（<code>02_complex_derivation.html?core</code>）只显示核心小节：即教学页一次课和两次课方案用到的幻灯片。</p>
+{lecture_list}<ul class="chapters">
+{rows}
+</ul>
+<p><a href="../../{ZH_DIR}/book/intro.html">本书</a> · <a href="../index.html">English slides</a></p>
+</body>
+</html>
+"""
     lecture_list = (
         "<h2>Two lectures</h2>\n<p>The two-lecture path of the book's \"Teaching with this "
         "book\" page as two decks: the core sections it takes, from the chapters' decks, in "
         f'the order it teaches them.</p>\n<ul class="lectures">\n{lecture_rows}\n</ul>\n'
         "<h2>One deck per chapter</h2>\n"
         if lectures
+        else ""
+    )
+    chinese = (
+        '<h2 lang="zh-CN">中文幻灯片</h2>\n<p>The same decks in Chinese, made from the same '
+        "cells with the Chinese edition's text (their own index: "
+        f'<a href="{ZH_DIR}/index.html">中文幻灯片</a>).</p>\n'
+        f'<ul class="chapters-zh" lang="zh-CN">\n'
+        + "\n".join(row(d, f"{ZH_DIR}/") for d in translated)
+        + "\n</ul>\n"
+        if translated
         else ""
     )
     return f"""<!DOCTYPE html>
@@ -1141,7 +1374,7 @@ the core sections only: the slides of the one- and two-lecture paths of the book
 {lecture_list}<ul class="chapters">
 {rows}
 </ul>
-<p><a href="../book/intro.html">The book</a></p>
+{chinese}<p><a href="../book/intro.html">The book</a></p>
 </body>
 </html>
 """
@@ -1241,30 +1474,68 @@ def copy_vendor(out: Path) -> None:
         shutil.copyfile(ASSETS / name, out / name)
 
 
-def build(paths: list[Path], out: Path, *, pdf: bool = False, select: bool = False) -> list[Deck]:
+#: Where the Chinese decks' notebooks are written (the Chinese edition's, with the slides'
+#: metadata from ``book/zh/slides/``).
+ZH_WORK = ROOT / "_build" / "zh-slides"
+
+
+def zh_notebook_file(path: Path, work: Path = ZH_WORK) -> Path:
+    """The Chinese notebook of a chapter as a file (``work/<stem>.ipynb``): its markdown cells
+    and captions from the store (``build_zh.zh_notebook``: English where a unit has no current
+    translation), each cell's ``slide`` metadata from ``book/zh/slides/<stem>.md`` (English
+    where it has none), code and outputs untouched."""
+    import zh_store
+    from build_zh import zh_notebook
+
+    notebook, _ = zh_notebook(path)
+    slides = zh_store.slide_translations(path)
+    for cell in notebook["cells"]:
+        if str(cell.get("id")) in slides:
+            cell["metadata"][SLIDE_KEY] = slides[str(cell["id"])]
+    work.mkdir(parents=True, exist_ok=True)
+    target = work / path.name
+    target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+def build(
+    paths: list[Path],
+    out: Path,
+    *,
+    pdf: bool = False,
+    select: bool = False,
+    lang: str = "en",
+    translated: tuple[Deck, ...] = (),
+) -> list[Deck]:
     """The decks of ``paths`` into ``out``, the lecture decks too unless ``select`` (some
-    chapters named on the command line)."""
+    chapters named on the command line). ``lang`` "zh": the Chinese decks, into ``out``
+    (``slides/zh/``), which use the English decks' vendor folder and style one folder up
+    (copied there when missing). The English index lists ``translated`` (the Chinese decks)."""
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "img", ignore_errors=True)
     shutil.rmtree(out / PDF_DIR, ignore_errors=True)
-    copy_vendor(out)
+    if lang == "en":
+        copy_vendor(out)
+    elif not (out.parent / "vendor" / "reveal" / "reveal.js").is_file():
+        copy_vendor(out.parent)
     cites = load_citations()
     decks = []
     for path in paths:
-        deck = ChapterDeck(path, out, cites).build()
-        (out / f"{deck.stem}.html").write_text(deck_page(deck), encoding="utf-8")
+        source = zh_notebook_file(path) if lang == "zh" else path
+        deck = ChapterDeck(source, out, cites, lang).build()
+        (out / f"{deck.stem}.html").write_text(deck_page(deck, lang), encoding="utf-8")
         decks.append(deck)
         source = "tagged cells" if deck.tagged else "no slide tags yet: default deck"
         print(
             f"  {deck.stem}: {len(deck.slides)} slides ({source}; "
             f"{deck.figures} figures, {deck.explorables} explorables)"
         )
-    lectures = lecture_decks(decks) if not select else []
+    lectures = lecture_decks(decks, lang) if not select else []
     for deck in lectures:
-        (out / f"{deck.stem}.html").write_text(deck_page(deck), encoding="utf-8")
+        (out / f"{deck.stem}.html").write_text(deck_page(deck, lang), encoding="utf-8")
         print(f"  {deck.stem}: {len(deck.slides)} slides ({deck.title})")
     (out / "index.html").write_text(
-        index_page(decks, pdfs=pdf, lectures=tuple(lectures)), encoding="utf-8"
+        index_page(decks, pdf, tuple(lectures), lang, translated), encoding="utf-8"
     )
     if pdf:
         for written in export_pdfs(out, [*decks, *lectures]):
@@ -1280,11 +1551,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pdf", action="store_true", help="print every deck to PDF too (Playwright, Chromium)"
     )
+    parser.add_argument(
+        "--lang",
+        choices=("all", "en", "zh"),
+        default="all",
+        help="the English decks, the Chinese ones (into <out>/zh/) or both (the default)",
+    )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or toc_notebooks()
-    decks = build(paths, args.out.resolve(), pdf=args.pdf, select=bool(args.notebooks))
-    total = sum(len(d.slides) for d in decks)
-    print(f"{len(decks)} decks, {total} slides -> {args.out}")
+    out, select = args.out.resolve(), bool(args.notebooks)
+    chinese: list[Deck] = []
+    if args.lang in ("all", "zh"):
+        print("Chinese decks:")
+        chinese = build(paths, out / ZH_DIR, pdf=args.pdf, select=select, lang="zh")
+        total = sum(len(d.slides) for d in chinese)
+        print(f"{len(chinese)} Chinese decks, {total} slides -> {out / ZH_DIR}")
+    if args.lang in ("all", "en"):
+        # the Chinese decks first: the English index lists them (and its vendor folder,
+        # which the Chinese decks use, is copied again here)
+        decks = build(paths, out, pdf=args.pdf, select=select, translated=tuple(chinese))
+        total = sum(len(d.slides) for d in decks)
+        print(f"{len(decks)} decks, {total} slides -> {args.out}")
     return 0
 
 

@@ -6,12 +6,13 @@ A deck of ``tools/build_slides.py`` is opened offline, and each slide is shown i
 * **cut**: every paragraph, caption and list item on the slide ends where a sentence ends:
   a paragraph or caption ends in ``.``, ``!`` or ``?`` (a closing bracket or quote may follow),
   or in ``:`` with something after it on the slide (the equation, list or code it introduces);
+  in a Chinese deck (``slides/zh/``) the same with 。！？ and ：，;
   nothing ends in an abbreviation ("eq.", "eqs.", "e.g.", "i.e.", "cf.", "Fig.") or in a word
   that leaves the sentence open ("and", "so the score"); a list item may be a phrase, but not
   one cut so. Mathematics counts as one word; code blocks, tables, explorables and titles are
   not prose.
-* **brackets**: in each of those texts the brackets ``()``, ``[]`` balance (mathematics left
-  out: its own brackets are MathJax's).
+* **brackets**: in each of those texts the brackets ``()``, ``[]`` balance, the full-width
+  （）counted as ``()`` (mathematics left out: its own brackets are MathJax's).
 * **ellipsis**: no caption and no text ends in "…" (or "...").
 * **overlap**: an equation number's box does not intersect its formula's box (the drawn
   ``mjx-math``, not the full-width container).
@@ -86,15 +87,15 @@ CHECK_SLIDE_JS = r"""(section) => {
             add('ellipsis', text);
         } else if (ABBREVIATION.test(text)) {
             add('cut', text);
-        } else if (/[:,]$/.test(text) || (/\bx$/.test(text) && !open)) {
+        } else if (/[:,：，]$/.test(text) || (/\bx$/.test(text) && !open)) {
             // a lead-in: the equation, list or code it introduces comes next
             if (!after(el)) { add('cut', text); }
-        } else if (item ? open : !/[.!?]["'”’)\]]*$/.test(text)) {
+        } else if (item ? open : !/[.!?。！？]["'”’)\]）」]*$/.test(text)) {
             add('cut', text);
         }
         const depth = {'(': 0, '[': 0};
         let unbalanced = false;
-        for (const ch of text) {
+        for (const ch of text.replace(/（/g, '(').replace(/）/g, ')')) {
             if (ch === '(' || ch === '[') { depth[ch] += 1; }
             if (ch === ')') { depth['('] -= 1; }
             if (ch === ']') { depth['['] -= 1; }
