@@ -179,3 +179,15 @@ def test_from_t_train_both_methods_change_the_training_window(controls):
     yarn = [entries[entry_key(m, "yarn", "train")]["L_window"] for m in CONTROL_MODELS]
     assert (round(min(ntk), 2), round(max(ntk), 2)) == (0.82, 1.01)
     assert (round(min(yarn), 2), round(max(yarn), 2)) == (1.45, 2.20)
+
+
+def test_yarn_from_t_train_divides_most_planes_by_32():
+    """Chapter 7: YaRN from T_train divides 11 to 13 of the 16 planes by the full factor 32
+    (its ramp is 1 there) and multiplies cos and sin by 0.1 ln 32 + 1 = 1.35."""
+    from ropelab.rope_config import yarn_attention_factor, yarn_ramp
+
+    full = [
+        int(np.sum(yarn_ramp(32, float(m.removeprefix("ft-")), 128) == 1)) for m in CONTROL_MODELS
+    ]
+    assert (min(full), max(full)) == (11, 13)
+    assert round(yarn_attention_factor(32.0), 2) == 1.35
