@@ -134,3 +134,95 @@ def test_an_equation_number_in_brackets_is_printed_once():
     assert renderer.inline("a point of the circle ({eq}`eq-1a-polar`).") == (
         "a point of the circle (1A.1)."
     )
+
+
+# --- the Chinese decks (issue 34) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "分数只依赖于 $m - n$。它是相对的！对吗？",
+            ["分数只依赖于 $m - n$。", "它是相对的！", "对吗？"],
+        ),
+        # a semicolon ends a sentence; a full stop inside a formula or brackets does not
+        ("角度相加；模长相乘。", ["角度相加；", "模长相乘。"]),
+        ("取 $x = 1。5$ 时成立。然后", ["取 $x = 1。5$ 时成立。", "然后"]),
+        ("图注（左图。右图。）到此为止。", ["图注（左图。右图。）到此为止。"]),
+        ("它写作“旋转。”下一句。", ["它写作“旋转。”", "下一句。"]),
+    ],
+)
+def test_chinese_sentences_end_at_full_stops_and_semicolons(text, expected):
+    assert build_slides.sentences(text) == expected
+
+
+def test_a_chinese_first_sentence_is_whole_and_never_cut_with_an_ellipsis():
+    assert build_slides.first_sentence("角度相加；模长相乘。") == "角度相加。"
+    caption = (
+        "LLaMA 2 每个子空间的周期与训练长度 4,096 的对比："
+        + "线以上的子空间走不完一圈，" * 12
+        + "所以不能外推。"
+    )
+    cut = build_slides.first_sentence(caption)
+    assert cut == "LLaMA 2 每个子空间的周期与训练长度 4,096 的对比。"
+    assert "…" not in build_slides.first_sentence("很长的一句" * 60 + "。")
+    assert build_slides.ends_sentence("分数只依赖于 $m - n$。")
+    assert build_slides.ends_sentence("它保持每个模长（第 1 章）。")
+    assert not build_slides.ends_sentence("所以分数")
+
+
+@pytest.fixture(scope="module")
+def zh_decks(tmp_path_factory) -> dict[str, build_slides.Deck]:
+    out = tmp_path_factory.mktemp("slides-zh")
+    work = ROOT / "_build" / "zh-slides-test"  # (inside the repository, as export_figures reads)
+    cites = build_slides.load_citations()
+    return {
+        path.stem: build_slides.ChapterDeck(
+            build_slides.zh_notebook_file(path, work), out, cites, "zh"
+        ).build()
+        for path in toc_notebooks()
+    }
+
+
+def test_the_chinese_decks_have_the_english_decks_slides(decks, zh_decks):
+    """The same slides from the same cells, in Chinese: the same count and cell of every slide,
+    Chinese titles, the slides' metadata from book/zh/slides (chapter 2's steps), code as is."""
+    cell = re.compile(r'data-cell="(\d+)"')
+    for stem, deck in decks.items():
+        chinese = zh_decks[stem]
+        assert len(chinese.slides) == len(deck.slides), stem
+        assert [cell.findall(s) for s in chinese.slides] == [cell.findall(s) for s in deck.slides]
+    titles = [
+        re.search(r'class="slide-title">(.*?)</h[12]>', s, re.S).group(1)
+        for s in zh_decks["02_complex_derivation"].slides
+    ]
+    assert [t.split("：")[0] for t in titles if t.startswith("第 ")] == [
+        "第 0 步",
+        "第 1 步",
+        "第 2 步",
+        "第 3 步",
+        "第 4 步",
+    ]
+    assert "第 2 章" in zh_decks["02_complex_derivation"].slides[0]
+    leads = zh_decks["02_complex_derivation"].slides
+    assert any("模长相乘、角度相加" in s for s in leads)  # a lead from book/zh/slides
+    code = [s for s in zh_decks["03a_rope_in_code"].slides if 'class="slide-code"' in s]
+    english = [s for s in decks["03a_rope_in_code"].slides if 'class="slide-code"' in s]
+    pre = re.compile(r'<pre class="code-slide">.*?</pre>', re.S)
+    assert [pre.findall(s) for s in code] == [pre.findall(s) for s in english]
+
+
+def test_chinese_captions_and_leads_are_whole_chinese_sentences(zh_decks):
+    for stem, deck in zh_decks.items():
+        for number, slide in enumerate(deck.slides, start=1):
+            body = slide.split('<aside class="notes">')[0]
+            for caption in re.findall(r"<figcaption>(.*?)</figcaption>", body, re.S):
+                text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", caption)).split())
+                assert text.startswith("图 "), (stem, number, text)
+                assert not text.endswith(("…", "...")), (stem, number, text)
+                assert build_slides.ends_sentence(text), (stem, number, text)
+            for lead in re.findall(r'<p class="meaning">(.*?)</p>', body, re.S):
+                text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", lead)).split())
+                assert build_slides.ends_sentence(text), (stem, number, text)
+            assert "<!--" not in body, (stem, number)

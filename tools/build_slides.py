@@ -311,10 +311,11 @@ class Renderer:
         self.md = md
 
     def render(self, text: str) -> str:
-        return single_brackets(self.md.render(text))
+        # (a translation's comments, <!-- term plane: 平面 -->, are for the checks: not shown)
+        return single_brackets(self.md.render(COMMENT.sub("", text)))
 
     def inline(self, text: str) -> str:
-        return single_brackets(self.md.renderInline(text))
+        return single_brackets(self.md.renderInline(COMMENT.sub("", text)))
 
     def _link_open(self, tokens: Any, idx: int, options: Any, env: Any) -> str:
         """A link to a page of the book (``../book/notation.md``, ``04_theta_spectrum.ipynb``)

@@ -13,6 +13,9 @@ reveal.js's API, on a 16:9 screen (1280 x 720, the deck's own size). For every s
 * it has speaker notes (reveal.js's ``aside.notes``) with text;
 * its mathematics is typeset by the copied MathJax (no raw TeX left), its images loaded.
 
+The Chinese decks (``slides/zh/``, issue 34) are held to the same: each renders, works offline
+and passes every check, and both indexes list them.
+
 Every slide of every deck, the two lecture decks too, passes the checks a lecturer makes
 (``tools/slide_checks.py``: whole sentences, balanced brackets, no caption cut with "…",
 equation numbers clear of their formulas, nothing outside the 16:9 frame), and those checks
@@ -48,6 +51,15 @@ import slide_checks
 DECKS = [f"slides/{Path(p).stem}.html" for p in book_pages() if p.startswith("notebooks/")]
 #: The decks of the two-lecture path (tools/build_slides.py, from tools/course_path.py).
 LECTURES = [f"slides/{build_slides.LECTURE_STEM.format(n=n)}.html" for n in (1, 2)]
+#: The Chinese decks (issue 34): the same decks in ``slides/zh/``.
+ZH_DECKS = [d.replace("slides/", f"slides/{build_slides.ZH_DIR}/", 1) for d in DECKS]
+ZH_LECTURES = [d.replace("slides/", f"slides/{build_slides.ZH_DIR}/", 1) for d in LECTURES]
+
+
+def _deck_id(relative: str) -> str:
+    """``05_long_range_decay``, ``zh-05_long_range_decay``."""
+    return relative.removeprefix("slides/").removesuffix(".html").replace("/", "-")
+
 
 READY = "document.documentElement.dataset.deckReady === 'true'"
 #: The decks' size in reveal.js's layout pixels (16:9), as tools/build_slides.py makes them.
@@ -118,7 +130,7 @@ def tags_an_explorable(stem: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("relative", DECKS, ids=lambda r: Path(r).stem)
+@pytest.mark.parametrize("relative", [*DECKS, *ZH_DECKS], ids=_deck_id)
 def test_deck_works_offline_and_every_slide_renders(open_page, site, relative):
     if not (site / relative).exists():
         pytest.fail(f"{relative} is not in the site: make book builds the slides (make slides)")
@@ -167,7 +179,7 @@ def test_deck_works_offline_and_every_slide_renders(open_page, site, relative):
             if not (explorable["mounted"] and explorable["drawn"]):
                 problems.append(f"{where}: explorable {explorable['kind']} not drawn")
             live.append(explorable["kind"])
-        page.screenshot(path=str(shots / f"{Path(relative).stem}-{index + 1:02d}.png"))
+        page.screenshot(path=str(shots / f"{_deck_id(relative)}-{index + 1:02d}.png"))
     stem = Path(relative).stem
     print(
         f"{stem}: {total} slides, {len(shares)} figures covering "
@@ -191,13 +203,33 @@ def test_slides_index_links_every_deck(open_page, site):
     page, log = open_page("slides/index.html")
     links = page.evaluate("[...document.querySelectorAll('li a')].map(a => a.getAttribute('href'))")
     # the lecture decks first; each deck's HTML and PDF (the PPTX links: tests/test_pptx.py)
-    assert [n for n in links if not n.startswith("pptx/")] == [
+    english = [n for n in links if not n.startswith(("pptx/", "zh/"))]
+    assert english == [
         n for d in [*LECTURES, *DECKS] for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")
     ]
+    # then the Chinese decks, each with its PDF, and a link to their own index
+    assert [n for n in links if n.startswith("zh/")] == [
+        f"zh/{n}"
+        for d in [*ZH_LECTURES, *ZH_DECKS]
+        for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")
+    ]
+    assert page.evaluate("!!document.querySelector('a[href=\"zh/index.html\"]')")
     assert log.console_errors == [] and log.external_requests == []
 
 
-@pytest.mark.parametrize("relative", [*LECTURES, *DECKS], ids=lambda r: Path(r).stem)
+def test_chinese_slides_index_links_every_chinese_deck(open_page, site):
+    page, log = open_page("slides/zh/index.html")
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    links = page.evaluate("[...document.querySelectorAll('li a')].map(a => a.getAttribute('href'))")
+    assert [n for n in links if not n.startswith("pptx/")] == [
+        n for d in [*ZH_LECTURES, *ZH_DECKS] for n in (Path(d).name, f"pdf/{Path(d).stem}.pdf")
+    ]
+    for href in (*links, "../../zh/book/intro.html", "../index.html"):
+        assert (site / "slides" / "zh" / href).resolve().is_file(), href
+    assert log.console_errors == [] and log.external_requests == []
+
+
+@pytest.mark.parametrize("relative", [*LECTURES, *DECKS, *ZH_LECTURES, *ZH_DECKS], ids=_deck_id)
 def test_every_slide_passes_the_lecturers_checks(open_page, site, relative):
     """Whole sentences, balanced brackets, no "…", equation numbers clear of their formulas,
     nothing outside the 16:9 frame: on every slide, as Chromium draws it."""
