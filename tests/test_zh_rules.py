@@ -325,7 +325,7 @@ def test_book_terms_are_enforced_like_any_row():
 ITEM = re.compile(r"^ *(\d+[A-Z]?)\. \*\*([^*]+)\*\*", re.M)
 #: Chapter titles still waiting for their page (held by another author): chapter -> the
 #: title the chapter has now. Delete a line when the chapter's title matches the introduction.
-PENDING_TITLES = {"9": "来源之外的 RoPE"}
+PENDING_TITLES: dict[str, str] = {}
 
 
 def _title_text(text: str) -> str:

@@ -97,19 +97,7 @@ RULES = ("heading-gloss", "nested-parentheses", "bei-reduction", "link-text", "n
 
 #: page stem -> {rule: the exact number of its problems still allowed there}. Lower a count
 #: when a unit is fixed; tests/test_zh_rules.py fails while a count is higher than needed.
-RATCHET: dict[str, dict[str, int]] = {
-    # held by other authors during issue 34; the fixes are listed unit by unit in the pending
-    # list of the issue-34 report
-    "06_scaling_laws": {
-        "bei-reduction": 3, "first-mention": 6, "gloss-basic": 3, "heading-gloss": 3,
-        "nested-parentheses": 4, "number-format": 2, "term-spelling": 26, "book-term": 10,
-    },
-    "07_extrapolation_lab": {"term-spelling": 45, "book-term": 12},
-    "09_beyond_the_sources": {
-        "bei-reduction": 3, "first-mention": 2, "gloss-basic": 2, "gloss-repeated": 1,
-        "nested-parentheses": 2, "number-format": 5, "book-term": 2,
-    },
-}  # fmt: skip
+RATCHET: dict[str, dict[str, int]] = {}
 
 
 def number_values(text: str, chinese: bool) -> set[float]:
