@@ -68,9 +68,11 @@ book: $(RUNTIME_STAMP) assets kit
 #            Chinese one
 #   figures  every figure as SVG and PDF named by its number, zipped (runs each chapter again)
 #   slides   a reveal.js deck per chapter from its cells tagged `slide` (reveal.js from npm), each
-#            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt)
+#            also printed to PDF by Debian's Chromium (Playwright, from requirements-dev.txt);
+#            the same decks in Chinese (the store's text) into $(KIT)/slides/zh (issue 34)
 #   pptx     every deck as an editable PPTX (python-pptx; read in Chromium: text boxes, equations
-#            and figures as pictures, notes kept), into $(KIT)/slides/pptx (tools/export_pptx.py)
+#            and figures as pictures, notes kept), into $(KIT)/slides/pptx and slides/zh/pptx
+#            (tools/export_pptx.py)
 #   student  the student edition (issue 31), built from student notebooks (no solution cells),
 #            English into $(KIT)/student and Chinese into $(KIT)/student/zh, self-contained
 #            (no link leaves student/, no repository or launch button); also the kit's
@@ -95,12 +97,14 @@ pdf: $(RUNTIME_STAMP) texlive
 figures: $(RUNTIME_STAMP)
 	$(BIN)/python tools/export_figures.py --kit $(KIT)
 
+# (the English decks and, in $(KIT)/slides/zh, the Chinese ones: tools/build_slides.py --lang)
 slides: $(DEV_STAMP) assets chromium
 	$(BIN)/python tools/build_slides.py --pdf --out $(KIT)/slides
 
 # (after the decks: it reads them; it also links each PPTX from the decks' index.html)
 pptx: $(DEV_STAMP) chromium slides
 	$(BIN)/python tools/export_pptx.py --slides $(KIT)/slides
+	$(BIN)/python tools/export_pptx.py --slides $(KIT)/slides/zh
 
 student: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
@@ -109,11 +113,12 @@ zh: $(RUNTIME_STAMP) assets
 	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 
 # The student site copies the PDFs, figures and slides it links to, builds its own Chinese
-# student edition and copies the PDFs into the answer key: it comes last.
+# student edition and copies the PDFs into the answer key; the Chinese site comes last, as its
+# kit menu links the Chinese student edition (issue 34).
 kit: pdf figures slides pptx
 	$(BIN)/python tools/build_assignments.py --kit $(KIT)
-	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 	$(BIN)/python tools/build_student.py --out $(KIT)/student
+	$(BIN)/python tools/build_zh.py --out $(KIT)/zh
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -12,8 +12,8 @@ for download leads to student material inside it (``tests/test_student_leaks.py`
 * The **Chinese student edition** is the Chinese tree of ``tools/build_zh.py`` made student the
   same way, built into ``student/zh/``; the language switch of the student pages goes between
   ``student/`` and ``student/zh/`` (``book/_ext/language_switch.py``), never to the full
-  ``zh/``. Its pages carry no kit menu, as the full Chinese edition's do not, so they link no
-  PDF.
+  ``zh/``. Its pages' kit menu is in Chinese (issue 34): the student PDF, the Chinese decks
+  (``student/slides/zh/``) and the figures, all inside ``student/``.
 * The student pages' kit menu serves the student PDF, the slides and the figures from inside
   ``student/`` (``student/kit/…-student.pdf``, ``student/slides/``), copied in by
   ``lecturer_kit.py`` from the kit.
@@ -102,12 +102,13 @@ def student_config(root: Path = ROOT, kit: Path | None = None, zh_site: Path | N
     return config
 
 
-def zh_student_config(root: Path = ROOT) -> dict:
+def zh_student_config(root: Path = ROOT, kit: Path | None = None) -> dict:
     """The Chinese student edition's ``_config.yml``: the Chinese edition's, student, no
-    repository (and, like the Chinese edition, no kit menu)."""
+    repository; its kit menu in Chinese links the student PDF, the Chinese decks and the
+    figures that the English student edition copies into ``student/`` (issue 34)."""
     from build_zh import zh_config
 
-    config = no_repository(zh_config(root))
+    config = no_repository(zh_config(root, kit))
     config["sphinx"]["config"]["ropelab_edition"] = "student"
     config["title"] = f"{config['title']}（学生版）"
     return config
@@ -211,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         zh_tree = work / "zh-tree"
         report_missing(write_tree(zh_tree))
         write_student_tree(zh_tree, work / "zh-src")
-        zh_site = build_edition(zh_student_config(), work / "zh-src", work / "zh", strict)
+        zh_site = build_edition(
+            zh_student_config(kit=args.kit), work / "zh-src", work / "zh", strict
+        )
     write_student_tree(ROOT, work / "src")
     site = build_edition(
         student_config(kit=args.kit, zh_site=zh_site), work / "src", work / "en", strict

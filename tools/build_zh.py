@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
@@ -259,16 +260,24 @@ def zh_title(root: Path = ROOT) -> str:
     return ZH_TITLE
 
 
-def zh_config(root: Path = ROOT) -> dict:
-    """The book's ``_config.yml`` for the Chinese edition (execution off). Its pages carry no
-    "Lecturer's kit" menu (the kit is the English site's: its ``ropelab_kit_dir`` is a folder
-    that does not exist, so that nothing of the kit is copied into ``zh/`` twice)."""
+#: The kit the Chinese pages' "Lecturer's kit" menu links (``make kit``; ``ROPELAB_KIT`` names
+#: another, as for the kit's tests).
+DEFAULT_KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit"))
+
+
+def zh_config(root: Path = ROOT, kit: Path | None = None) -> dict:
+    """The book's ``_config.yml`` for the Chinese edition (execution off). Its pages carry the
+    "Lecturer's kit" menu in Chinese (issue 34): the Chinese decks, the Chinese PDF, the
+    figures and the Chinese student edition of ``kit`` (default :data:`DEFAULT_KIT`), linked
+    where the English site serves them, one folder up (``ropelab_kit_root: ".."``, so that
+    nothing of the kit is copied into ``zh/`` twice)."""
     config = quick_config(root)
     config["title"] = zh_title(root)
     settings = config["sphinx"].setdefault("config", {})
     settings["language"] = "zh_CN"
     settings["ropelab_language"] = "zh"
-    settings["ropelab_kit_dir"] = str(WORK / "no-kit")
+    settings["ropelab_kit_dir"] = str((kit or DEFAULT_KIT).resolve())
+    settings["ropelab_kit_root"] = ".."
     settings["numfig_format"] = {"figure": "图 %s", "table": "表 %s", "code-block": "代码 %s"}
     settings["math_eqref_format"] = "式 ({number})"
     # The PDF's table of contents (lecturer_kit.py keeps this after the book's own preamble).

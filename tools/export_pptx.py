@@ -68,6 +68,10 @@ DEVICE_SCALE = 2
 #: Office fonts every editor has (LibreOffice maps them to metric-compatible Liberation
 #: fonts); the type is set a little smaller than the deck's so that a wider font still fits.
 SANS, MONO = "Arial", "Courier New"
+#: The East Asian font of a run with Chinese in it (a Chinese deck, ``slides/zh/``): the CJK
+#: sans the decks use; an editor without it takes its own CJK font.
+CJK_SANS = "Noto Sans CJK SC"
+CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
 FONT_SCALE = 0.92
 #: The PowerPoint layouts of the default template: "Title Only" and "Blank".
 TITLE_ONLY, BLANK = 5, 6
@@ -208,6 +212,15 @@ def _style_run(run: Any, spec: dict[str, Any], size_pt: float) -> None:
     font.name = MONO if spec.get("m") else SANS
     if spec.get("c"):
         font.color.rgb = RGBColor.from_string(spec["c"].upper())
+    if CJK.search(run.text or ""):
+        # <a:ea> follows <a:latin> in a run's properties
+        r_pr = run._r.get_or_add_rPr()
+        east = r_pr.makeelement(qn("a:ea"), {"typeface": CJK_SANS})
+        latin = r_pr.find(qn("a:latin"))
+        if latin is not None:
+            latin.addnext(east)
+        else:
+            r_pr.append(east)
     if spec.get("h"):
         # a highlighted line of code: <a:highlight> goes before the font's <a:latin>
         r_pr = run._r.get_or_add_rPr()
@@ -433,6 +446,11 @@ INDEX_NOTE = (
     "Slides or LibreOffice Impress: its titles and text are text boxes, its equations and "
     "figures pictures, its speaker notes kept.</p>"
 )
+#: The same for the Chinese decks' index (``slides/zh/index.html``).
+INDEX_NOTE_ZH = (
+    '<p class="pptx-note">每套幻灯片也有 PPTX，可在 PowerPoint、Keynote、Google 幻灯片或 '
+    "LibreOffice Impress 中编辑：标题和文字是文本框，公式和图是图片，讲稿保留。</p>"
+)
 
 
 def link_from_index(slides_dir: Path, written: list[Path]) -> bool:
@@ -455,10 +473,11 @@ def link_from_index(slides_dir: Path, written: list[Path]) -> bool:
             continue
         link = f' · <a href="{relative}">PPTX</a>'
         page = page[: match.end(1)] + link + page[match.end(1) :]
+    note = INDEX_NOTE_ZH if '<html lang="zh' in page else INDEX_NOTE
     first_list = re.search(r"<(?:h2|ul)[\s>]", page)
-    if INDEX_NOTE not in page and first_list is not None:
+    if note not in page and first_list is not None:
         # after the page's opening paragraphs, before its first heading or list of decks
-        page = f"{page[: first_list.start()]}{INDEX_NOTE}\n{page[first_list.start() :]}"
+        page = f"{page[: first_list.start()]}{note}\n{page[first_list.start() :]}"
     index.write_text(page, encoding="utf-8")
     return True
 

@@ -77,9 +77,11 @@ def pdf_name(edition: str) -> str:
     return f"{KIT_DIR}/{LATEX_TARGET}{suffix}.pdf"
 
 
-def slides_path(docname: str) -> str:
-    """The deck of a chapter: ``notebooks/05_long_range_decay`` -> ``slides/05_long_range_decay.html``."""
-    return f"{SLIDES_DIR}/{Path(docname).name}.html"
+def slides_path(docname: str, language: str = "en") -> str:
+    """The deck of a chapter: ``notebooks/05_long_range_decay`` -> ``slides/05_long_range_decay.html``
+    (the Chinese deck: ``slides/zh/05_long_range_decay.html``)."""
+    folder = SLIDES_DIR if language == "en" else f"{SLIDES_DIR}/{ZH_DIR}"
+    return f"{folder}/{Path(docname).name}.html"
 
 
 def is_chapter(docname: str) -> bool:
@@ -367,8 +369,23 @@ def kit_dir(app: Sphinx) -> Path:
     return (Path(app.srcdir) / app.config.ropelab_kit_dir).resolve()
 
 
+def language_of(app: Sphinx) -> str:
+    """``"en"`` or ``"zh"`` (``ropelab_language``, set by ``tools/build_zh.py``)."""
+    return getattr(app.config, "ropelab_language", "en") or "en"
+
+
+def kit_root(app: Sphinx) -> str:
+    """Where the kit's files are, seen from this site's root: ``""`` (the English sites: they
+    are copied in), or ``ropelab_kit_root`` for a site that is a folder of the English one
+    (the Chinese edition ``zh/``, the Chinese student edition ``student/zh/``: ``".."``), which
+    links the files its parent serves and copies nothing."""
+    return app.config.ropelab_kit_root.strip("/")
+
+
 def kit_items(app: Sphinx) -> dict[str, str]:
     """The kit's files this site will serve, by name -> path in the site (only those built)."""
+    if kit_root(app):
+        return chinese_kit_items(app)
     source = kit_dir(app)
     edition = app.config.ropelab_edition
     items: dict[str, str] = {}
@@ -388,14 +405,40 @@ def kit_items(app: Sphinx) -> dict[str, str]:
     return items
 
 
+def chinese_kit_items(app: Sphinx) -> dict[str, str]:
+    """The kit's files a Chinese site links (issue 34), by name -> path from its root, up to
+    the English site that serves them (:func:`kit_root`): the Chinese PDF (the Chinese student
+    edition: the student PDF, which has no Chinese version), the Chinese decks, the figures
+    and (the instructor edition) the Chinese student edition; only those built."""
+    source = kit_dir(app)
+    student = app.config.ropelab_edition == "student"
+    found = {
+        "pdf": pdf_name("student" if student else ZH_DIR),
+        "slides": f"{SLIDES_DIR}/{ZH_DIR}/index.html",
+        "figures": FIGURES_ARCHIVE,
+    }
+    if not student:
+        found["student"] = f"{STUDENT_DIR}/{ZH_DIR}/index.html"
+    root = kit_root(app)
+    return {key: f"{root}/{path}" for key, path in found.items() if (source / path).is_file()}
+
+
 def has_slides(app: Sphinx, docname: str) -> bool:
-    return is_chapter(docname) and (kit_dir(app) / slides_path(docname)).is_file()
+    return is_chapter(docname) and (kit_dir(app) / slides_path(docname, language_of(app))).is_file()
+
+
+def deck_link(app: Sphinx, docname: str) -> str:
+    """The chapter's deck, as a path from the site's root (:func:`kit_root`)."""
+    root = kit_root(app)
+    path = slides_path(docname, language_of(app))
+    return f"{root}/{path}" if root else path
 
 
 def copy_kit(app: Sphinx, exception: Exception | None) -> None:
     """Copy the built kit into the site: this edition's PDF, the figures, the slides and (into
-    the instructor site) the student edition and the Chinese edition."""
-    if exception is not None or app.builder.format != "html":
+    the instructor site) the student edition and the Chinese edition. A Chinese site copies
+    nothing: it links its parent's (:func:`kit_root`)."""
+    if exception is not None or app.builder.format != "html" or kit_root(app):
         return
     source, out = kit_dir(app), Path(app.outdir)
     for relative in kit_items(app).values():
@@ -418,22 +461,32 @@ def add_kit_buttons(
     pathto = context["pathto"]
     available = kit_items(app)
     student = app.config.ropelab_edition == "student"
-    entries = [
-        (
-            "pdf",
-            "Book (PDF, student edition)" if student else "Book (PDF)",
-            "The whole book as a PDF",
-            "fas fa-book",
-        ),
-        ("slides", "Slides", "This chapter's slides", "fas fa-person-chalkboard"),
-        (
-            "figures",
-            "Figures (SVG, PDF)",
-            "Every figure of the book as SVG and PDF, with its number and caption",
-            "fas fa-images",
-        ),
-        ("student", "Student edition", "The book without the solutions", "fas fa-user-graduate"),
-    ]
+    chinese = language_of(app) == "zh"
+    entries = (
+        kit_menu_zh(student)
+        if chinese
+        else [
+            (
+                "pdf",
+                "Book (PDF, student edition)" if student else "Book (PDF)",
+                "The whole book as a PDF",
+                "fas fa-book",
+            ),
+            ("slides", "Slides", "This chapter's slides", "fas fa-person-chalkboard"),
+            (
+                "figures",
+                "Figures (SVG, PDF)",
+                "Every figure of the book as SVG and PDF, with its number and caption",
+                "fas fa-images",
+            ),
+            (
+                "student",
+                "Student edition",
+                "The book without the solutions",
+                "fas fa-user-graduate",
+            ),
+        ]
+    )
     items = []
     for key, text, tooltip, icon in entries:
         if key not in available:
@@ -442,11 +495,12 @@ def add_kit_buttons(
         if key == "slides":
             if not has_slides(app, pagename):
                 continue
-            target = slides_path(pagename)
+            target = deck_link(app, pagename)
         items.append(
             {
                 "type": "link",
-                "url": pathto(target, 1),
+                # (a Chinese site's kit is its parent's: "../slides/zh/…" from its root)
+                "url": _relative(app, pagename, target) if kit_root(app) else pathto(target, 1),
                 "text": text,
                 "tooltip": tooltip,
                 "icon": icon,
@@ -459,8 +513,10 @@ def add_kit_buttons(
                 "type": "link",
                 # (pathto gives "#" on the page itself; the menu links the file everywhere)
                 "url": _relative(app, pagename, app.builder.get_target_uri(TEACHING_DOC)),
-                "text": "Teaching with this book",
-                "tooltip": "Course paths of one, two and four lectures",
+                "text": "用本书授课" if chinese else "Teaching with this book",
+                "tooltip": "一次、两次和四次课的授课方案"
+                if chinese
+                else "Course paths of one, two and four lectures",
                 "icon": "fas fa-route",
                 "label": "kit-teaching-button",
             }
@@ -469,7 +525,7 @@ def add_kit_buttons(
         buttons.append(
             {
                 "type": "group",
-                "tooltip": "Lecturer's kit",
+                "tooltip": "讲师工具包" if chinese else "Lecturer's kit",
                 "icon": "fas fa-chalkboard-user",
                 "buttons": items,
                 "label": "kit-buttons",
@@ -493,18 +549,46 @@ class SlidesLinkInChapterBox(SphinxPostTransform):
         docname = self.env.docname
         if not has_slides(self.app, docname):
             return
+        chinese = language_of(self.app) == "zh"
         for admonition in self.document.findall(nodes.admonition):
             if META_CLASS in admonition.get("classes", []):
-                href = _relative(self.app, docname, slides_path(docname))
+                href = _relative(self.app, docname, deck_link(self.app, docname))
                 paragraph = nodes.paragraph(classes=["kit-slides-link"])
+                text, note = (
+                    ("本章幻灯片", "（reveal.js；按 F 全屏，按 S 打开演讲者视图）")
+                    if chinese
+                    else (
+                        "Slides for this chapter",
+                        " (reveal.js; press F for full screen, S for the speaker view)",
+                    )
+                )
                 paragraph += nodes.raw(
                     "",
-                    f'<a class="reference external" href="{href}">Slides for this chapter</a>'
-                    " (reveal.js; press F for full screen, S for the speaker view)",
+                    f'<a class="reference external" href="{href}">{text}</a>{note}',
                     format="html",
                 )
                 admonition += paragraph
                 break
+
+
+def kit_menu_zh(student: bool) -> list[tuple[str, str, str, str]]:
+    """The "Lecturer's kit" menu of a Chinese page (issue 34): key, label, tooltip, icon."""
+    return [
+        (
+            "pdf",
+            "全书 PDF（学生版，英文）" if student else "全书 PDF（中文版）",
+            "整本书的 PDF",
+            "fas fa-book",
+        ),
+        ("slides", "幻灯片", "本章的幻灯片（中文）", "fas fa-person-chalkboard"),
+        (
+            "figures",
+            "全部图片（SVG、PDF）",
+            "书中每幅图的 SVG 和 PDF，按编号命名，附图注",
+            "fas fa-images",
+        ),
+        ("student", "学生版", "不含解答的本书（中文）", "fas fa-user-graduate"),
+    ]
 
 
 #: The kit's parts on a page of the Chinese edition (issue 27): title and what it holds.
@@ -566,6 +650,13 @@ class KitLinks(SphinxDirective):
             )
         if str(self.config.language or "").startswith("zh"):
             parts = [(key, *KIT_PARTS_ZH[key]) for key, _, _ in parts if key in KIT_PARTS_ZH]
+            if kit_root(app) and not student:
+                # the Chinese site's "pdf" is the Chinese PDF (chinese_kit_items)
+                parts = [
+                    (key, *KIT_PARTS_ZH["pdf-zh"]) if key == "pdf" else (key, title, what)
+                    for key, title, what in parts
+                    if key != "pdf-zh"
+                ]
             if student:
                 # The Chinese student edition (issue 31): its PDF part says "without".
                 parts = [
@@ -593,6 +684,8 @@ class KitLinks(SphinxDirective):
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ropelab_edition", "instructor", "env", types=[str])
     app.add_config_value("ropelab_kit_dir", "_build/kit", "env", types=[str])
+    # "" (the English sites) or ".." (a Chinese site inside the English one: kit_root)
+    app.add_config_value("ropelab_kit_root", "", "env", types=[str])
     # After sphinx-jupyterbook-latex's override_latex_config (priority 500).
     app.connect("config-inited", configure, priority=800)
     app.add_transform(RemoveSolutions)
