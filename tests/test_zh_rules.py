@@ -6,6 +6,8 @@ failure: a bad unit is reported under its rule and the edition's own units pass.
 * ``bei-reduction``: no reduction written with 倍 (the message suggests 为…的 1/N);
 * ``link-text``: role and link text in a Chinese unit contains Chinese;
 * ``number-format``: the one number convention, and numbers compared by value;
+* ``long-sentence``: no sentence of running prose over 90 Chinese characters (formulas, code
+  and URLs do not count; a list item, heading or table cell ends a sentence);
 * ``first-mention``, ``gloss-repeated``, ``gloss-basic``: a gloss once a page, at the first
   mention in running prose, never on basic mathematics (``book/glossary_terms.json``);
 * the ratchet of pages other authors hold: its counts are exact.
@@ -147,6 +149,31 @@ def test_identifiers_are_not_numbers():
     for text in ("见 #40320。", "commit a458664f。", "第 25681 号 issue。", "4096 个 token。"):
         assert zh_rules.unit_problems("00_x", "u1", text) == []
 
+
+
+# 46 字 each: two of them joined with a comma make one sentence of 92, over the limit.
+HALF = "低频子空间在训练长度内从未转满一圈，所以它们在更长的位置上给出的角度是注意力权重从未见过的输入"
+
+
+def test_long_sentence():
+    assert zh_rules.sentence_length(HALF) == 46
+    bad = HALF + "，" + HALF + "。"
+    assert _rules(zh_rules.unit_problems("00_x", "u1", bad)) == ["long-sentence"]
+    good = HALF + "。" + HALF + "。"
+    assert zh_rules.unit_problems("00_x", "u1", good) == []
+    # a paragraph wrapped over two lines is still one sentence
+    wrapped = HALF + "，\n" + HALF + "。"
+    assert _rules(zh_rules.unit_problems("00_x", "u1", wrapped)) == ["long-sentence"]
+
+
+def test_formulas_code_and_blocks_do_not_make_a_sentence_long():
+    text = "角度 $\\text{很长的公式里的汉字不算}\\theta$ 与 `代码里的汉字也不算` 并列，" + HALF + "。"
+    assert zh_rules.unit_problems("00_x", "u1", text) == []
+    items = "- " + HALF + "\n- " + HALF
+    assert zh_rules.unit_problems("00_x", "u1", items) == []
+    table = "| 含义 | 说明 |\n|---|---|\n| " + HALF + " | " + HALF + " |"
+    assert zh_rules.unit_problems("00_x", "u1", table) == []
+    assert zh_rules.unit_problems("00_x", "u1", "## " + HALF + "\n" + HALF + "。") == []
 
 @pytest.mark.parametrize(
     ("english", "chinese", "missing"),
