@@ -69,6 +69,10 @@ TEACHING_DOC = "book/teaching"
 #: Pages printed on one sheet in the PDF (small type, two columns), with the ids of their
 #: sections that span both columns (MyST targets, so that every edition has the same ids).
 COMPACT_PAGES = {"book/cheatsheet": ("cheat-methods", "cheat-config-keys")}
+#: The id of a page's first section on the site, whatever its title's language: the cheat
+#: sheet's print rules (``book/assets/ropelab-kit.css``, ``section#cheat-sheet``) hold it to
+#: one A4 page in both languages (issue 34; the Chinese title's own id would be ``id1``).
+PAGE_IDS = {"book/cheatsheet": "cheat-sheet"}
 
 
 def pdf_name(edition: str) -> str:
@@ -539,6 +543,21 @@ def _relative(app: Sphinx, docname: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page) or ".")
 
 
+class PageSectionId(SphinxPostTransform):
+    """The first section of a page of :data:`PAGE_IDS` has that id first (on the site)."""
+
+    default_priority = 900
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        wanted = PAGE_IDS.get(self.env.docname)
+        if not wanted:
+            return
+        section = next(iter(self.document.findall(nodes.section)), None)
+        if section is not None and section["ids"][:1] != [wanted]:
+            section["ids"] = [wanted, *(i for i in section["ids"] if i != wanted)]
+
+
 class SlidesLinkInChapterBox(SphinxPostTransform):
     """On a chapter page, the "Before you start" box ends with a link to the chapter's slides."""
 
@@ -692,6 +711,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(LatexDropScreenCells)
     app.add_post_transform(LatexBookLayout)
     app.add_post_transform(SlidesLinkInChapterBox)
+    app.add_post_transform(PageSectionId)
     app.add_directive("kit-links", KitLinks)
     # After sphinx-book-theme's add_header_buttons (priority 501).
     app.connect("html-page-context", add_kit_buttons, priority=520)
