@@ -1247,9 +1247,9 @@
     const t = d.thresholds.map(grouped);
     return [
       `情形：${REGIME_ZH[d.regime] || d.regime}`,
-      `最大支持的上下文长度（预测）：${supported}`,
+      `支持长度（预测）：${supported}`,
       `d_extra = ${d.d_extra}（共 ${d.dim} 维；${d.full_period_planes} 个子空间在预训练中转满了全周期）`,
-      `定理 2 的 T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}；临界base β0 = ${formatNumber(d.critical_base)}`,
+      `定理 2 的 T_extra = 2π·β^(d_extra/d) = ${grouped(d.extra_len)}；临界底数 β0 = ${formatNumber(d.critical_base)}`,
       `T_tune 处定理 1 的阈值：β1 = ${t[0]}，β2 = ${t[1]}，β3 = ${t[2]}`,
       '在其上再用测试阶段的方法时，从可靠长度 L0 起算（对数校正、xPos、dynamic NTK 依论文；YaRN、Llama 3 为本书的推广）：',
       original,
