@@ -1570,7 +1570,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.lang in ("all", "en"):
         # the Chinese decks first: the English index lists them (and its vendor folder,
         # which the Chinese decks use, is copied again here)
-        decks = build(paths, out, pdf=args.pdf, select=select, translated=tuple(chinese))
+        listed = (*(lecture_decks(chinese, "zh") if chinese and not select else []), *chinese)
+        decks = build(paths, out, pdf=args.pdf, select=select, translated=tuple(listed))
         total = sum(len(d.slides) for d in decks)
         print(f"{len(decks)} decks, {total} slides -> {args.out}")
     return 0
