@@ -141,3 +141,23 @@ def test_the_chinese_student_pages_menu_stays_inside_the_student_edition(docname
     for name, (label, path) in items.items():
         assert path.is_file() and path.is_relative_to(student.resolve()), (name, path)
         assert CJK.search(label), (name, label)
+
+
+# --- the Chinese decks as PPTX (make pptx; LibreOffice converts the English ones only) -------
+
+
+def test_every_chinese_deck_has_its_pptx_with_every_slide_text_and_notes():
+    from export_pptx import PPTX_DIR
+
+    from tests.test_pptx import KIT, pptx_problems
+
+    slides = need(KIT / SLIDES_DIR / ZH_DIR)
+    decks = sorted(p for p in slides.glob("*.html") if p.name != "index.html")
+    assert len(decks) >= len(CHAPTERS) + 2
+    problems = []
+    for deck in decks:
+        pptx = need(slides / PPTX_DIR / f"{deck.stem}.pptx")
+        problems += [f"{deck.stem}: {p}" for p in pptx_problems(deck, pptx)]
+    assert problems == [], "\n".join(problems)
+    index = (slides / "index.html").read_text(encoding="utf-8")
+    assert "每套幻灯片也有 PPTX" in index and f'href="{PPTX_DIR}/lecture-1.pptx"' in index
