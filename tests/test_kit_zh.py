@@ -20,10 +20,8 @@ import os
 import re
 import sys
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
-from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -32,26 +30,15 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from book_toc import toc_docnames  # noqa: E402
 from lecturer_kit import FIGURES_ARCHIVE, SLIDES_DIR, STUDENT_DIR, ZH_DIR, pdf_name  # noqa: E402
 
+from tests.test_kit import link_target as target  # noqa: E402
+from tests.test_kit import need, soup  # noqa: E402
+
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 DOCNAMES = toc_docnames()
 CHAPTERS = [d for d in DOCNAMES if d.startswith("notebooks/")]
 #: The menu's labels on a Chinese page, by item.
 LABELS = {"pdf": "全书 PDF", "slides": "幻灯片", "figures": "全部图片", "student": "学生版"}
 CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run `make book`")
-    return path
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
-def target(page: Path, href: str) -> Path:
-    return (page.parent / unquote(href.split("#")[0])).resolve()
 
 
 def menu(page: Path) -> dict[str, tuple[str, Path]]:
