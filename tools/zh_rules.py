@@ -103,14 +103,7 @@ RULES = ("heading-gloss", "nested-parentheses", "bei-reduction", "link-text", "n
 
 #: page stem -> {rule: the exact number of its problems still allowed there}. Lower a count
 #: when a unit is fixed; tests/test_zh_rules.py fails while a count is higher than needed.
-RATCHET: dict[str, dict[str, int]] = {
-    # long-sentence (issue 34) on pages outside chapters 6 to 10, held by other authors: one
-    # sentence each (intro zh-chinese-reading, teaching b002, 03a ch3a-36, 04 45883b03)
-    "intro": {"long-sentence": 1},
-    "teaching": {"long-sentence": 1},
-    "03a_rope_in_code": {"long-sentence": 1},
-    "04_theta_spectrum": {"long-sentence": 1},
-}
+RATCHET: dict[str, dict[str, int]] = {}
 
 
 def number_values(text: str, chinese: bool) -> set[float]:
