@@ -495,3 +495,26 @@ def test_an_unfaithful_slide_translation_is_reported(book, broken, expected):
     problems = zh_store.check_page(page)
     assert problems and all("unit para:slide:" in p for p in problems), problems
     assert any(expected in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "ok"),
+    [
+        # prose words in a formula are translated (issue 34)
+        (r"so $a \quad \text{so} \quad b$.", r"所以 $a \quad \text{所以} \quad b$。", True),
+        (r"$$x = y \qquad\text{for all } y$$", r"$$x = y \qquad\text{对所有 } y$$", True),
+        (
+            r"$\begin{cases}1 & \text{if } x\end{cases}$",
+            r"$\begin{cases}1 & \text{若 } x\end{cases}$",
+            True,
+        ),
+        # notation stays: a sub- or superscript label is a symbol
+        (r"$T_\text{train}$ tokens", r"$T_\text{训练}$ 个 token", False),
+        (r"$R^{d,\text{half}}_{\Theta,m}$", r"$R^{d,\text{对半}}_{\Theta,m}$", False),
+        # the rest of the formula must still be there
+        (r"$a \text{so} b$", r"$a \text{所以} c$", False),
+    ],
+)
+def test_prose_words_in_formulas_are_translatable_notation_is_not(english, chinese, ok):
+    problems = zh_store.fidelity_problems(english, chinese)
+    assert (problems == []) is ok, problems

@@ -425,8 +425,51 @@ def kept_items(text: str) -> dict[str, list[str]]:
     }
 
 
+TEXT_IN_MATH = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def _is_notation(formula: str, start: int) -> bool:
+    """Whether the ``\\text{}`` at ``start`` is notation, a sub- or superscript label
+    (``T_\\text{train}``, ``R^{d,\\text{half}}``), rather than words of a sentence: it follows
+    ``_`` or ``^``, or a group it sits in opens right after one."""
+    i = start - 1
+    while i >= 0 and formula[i] == " ":
+        i -= 1
+    if i >= 0 and formula[i] in "_^":
+        return True
+    depth = 0
+    while i >= 0:
+        ch = formula[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                if i > 0 and formula[i - 1] in "_^":
+                    return True
+            else:
+                depth -= 1
+        elif ch == "$":
+            return False
+        i -= 1
+    return False
+
+
+def prose_text_free(text: str) -> str:
+    """``text`` with the words of every prose ``\\text{...}`` in its formulas replaced by
+    ``…``: a formula's ``\\text{so}``, ``\\text{for all }`` or ``\\text{tokens}`` is a sentence's
+    words, which a translation translates (issue 34); a label in a sub- or superscript
+    (``T_\\text{train}``) is notation and must stay as it is."""
+
+    def one(m: re.Match[str]) -> str:
+        return m.group(0) if _is_notation(text, m.start()) else "\\text{…}"
+
+    return TEXT_IN_MATH.sub(one, text)
+
+
 def fidelity_problems(english: str, chinese: str) -> list[str]:
-    """What the English has and the Chinese lacks (formulas, numbers, references, code)."""
+    """What the English has and the Chinese lacks (formulas, numbers, references, code). A
+    formula is compared with the words of its prose ``\\text{}`` left out
+    (:func:`prose_text_free`), so they may be translated."""
     need = kept_items(english)
     have = kept_items(chinese)
     problems = []
@@ -434,6 +477,9 @@ def fidelity_problems(english: str, chinese: str) -> list[str]:
         pool = list(have[kind])
         if kind in ("formula", "code", "reference", "directive"):
             pool_text = chinese
+            if kind == "formula":
+                items = [prose_text_free(item) for item in items]
+                pool_text = prose_text_free(chinese)
             for item in items:
                 if item not in pool_text:
                     problems.append(f"{kind} missing: {item[:80]}")
