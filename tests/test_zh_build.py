@@ -105,8 +105,18 @@ def test_code_cells_and_outputs_are_the_english_ones(tree, page):
     assert len(zh_code) == len(en_code), (
         f"{page.name}: {len(zh_code)} code cells, not {len(en_code)}"
     )
+    commented = 0
     for en, zh in zip(en_code, zh_code, strict=True):
+        if _source(zh) != _source(en):  # an exercise cell whose comments are translated
+            commented += 1
+            assert zh_store.code_tokens(_source(zh)) == zh_store.code_tokens(_source(en)), (
+                f"{page.name}: code cell {en['id']} differs beyond its comments"
+            )
+            assert zh_store.CJK.search(_source(zh)), f"{page.name}: {en['id']}"
+            zh = {**zh, "source": en["source"]}
         assert _without_caption(zh) == _without_caption(en), f"{page.name}: code cell {en['id']}"
+    units = [u for u in zh_store.english_units(page) if u.key.endswith(zh_store.COMMENTS)]
+    assert commented == len(units), f"{page.name}: {commented} cells with Chinese comments"
 
 
 @pytest.mark.parametrize("page", NOTEBOOKS, ids=lambda p: p.stem)
@@ -120,6 +130,8 @@ def test_markdown_cells_and_captions_are_translated_where_the_store_has_it(tree,
         caption = zh_store.figure_caption(cell)
         if caption:
             found[f"{cell['id']}{zh_store.CAPTION}"] = caption
+        if f"{cell['id']}{zh_store.COMMENTS}" in expected:
+            found[f"{cell['id']}{zh_store.COMMENTS}"] = _source(cell)
     assert set(found) == set(expected), f"{page.name}: units {set(found) ^ set(expected)}"
     wrong = [key for key in expected if found[key].strip("\n") != expected[key].strip("\n")]
     assert wrong == [], f"{page.name}: units not as the store says: {wrong}"

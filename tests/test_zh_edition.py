@@ -518,3 +518,32 @@ def test_an_unfaithful_slide_translation_is_reported(book, broken, expected):
 def test_prose_words_in_formulas_are_translatable_notation_is_not(english, chinese, ok):
     problems = zh_store.fidelity_problems(english, chinese)
     assert (problems == []) is ok, problems
+
+
+def test_exercise_code_comments_are_translated_and_nothing_else_changes():
+    english = "x = 1  # the first value\ny = x + 1  # fmt: skip\n"
+    ok = "x = 1  # 第一个值\ny = x + 1  # fmt: skip\n"
+    assert zh_store.comment_problems(english, ok) == []
+    assert zh_store.comment_problems(english, english) == [
+        "comment not translated: # the first value"
+    ]
+    changed = "x = 2  # 第一个值\ny = x + 1  # fmt: skip\n"
+    assert zh_store.comment_problems(english, changed) == [
+        "the code differs from the English beyond its comments"
+    ]
+    assert zh_store.has_comment(english) and not zh_store.has_comment("y = 1  # m - n = 3\n")
+    assert not zh_store.has_comment('s = "# not a comment at all"\n')
+
+
+def test_every_exercise_cell_with_words_in_comments_has_its_chinese():
+    units = [
+        (page.stem, u.key)
+        for page in zh_store.pages()
+        if page.suffix == ".ipynb"
+        for u in zh_store.english_units(page)
+        if u.key.endswith(zh_store.COMMENTS)
+    ]
+    assert len(units) >= 5  # 00, 03, 03A (two), 09 today
+    for stem, key in units:
+        have = zh_store.read_store(zh_store.STORE / f"{stem}.md")
+        assert key in have and zh_store.CJK.search(have[key].text), (stem, key)

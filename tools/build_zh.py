@@ -45,6 +45,7 @@ from lecturer_kit import ZH_DIR  # noqa: E402
 from zh_store import (  # noqa: E402
     CAPTION,
     CJK,
+    COMMENTS,
     ZH_ONLY,
     english_units,
     read_store,
@@ -158,6 +159,8 @@ def zh_notebook(page: Path) -> tuple[dict, int]:
                 cell["source"] = _lines(chinese[key])
             else:
                 missing += 1
+        if cell["cell_type"] == "code" and f"{cell['id']}{COMMENTS}" in chinese:
+            cell["source"] = _lines(chinese[f"{cell['id']}{COMMENTS}"])  # comments translated
         mystnb = cell.get("metadata", {}).get("mystnb", {})
         for prompt in ("code_prompt_show", "code_prompt_hide"):
             if isinstance(mystnb, dict) and mystnb.get(prompt) in CODE_PROMPTS:

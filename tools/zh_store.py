@@ -92,6 +92,9 @@ def unit_sha(text: str) -> str:
 
 
 CAPTION = ":caption"  # key suffix of a code cell's figure caption (metadata mystnb.figure)
+#: Key suffix of an exercise's code cell whose comments are translated (issue 34): the unit
+#: holds the whole cell, and only its comments may differ from the English.
+COMMENTS = ":comments"
 
 
 def figure_caption(cell: dict) -> str | None:
@@ -137,18 +140,75 @@ def markdown_blocks(text: str) -> list[str]:
     return blocks
 
 
+def code_tokens(source: str) -> list[tuple[int, str]] | None:
+    """The tokens of Python ``source`` without its comments and the line breaks of
+    comment-only lines (``None`` if it does not tokenize): two cells with the same tokens
+    differ at most in their comments."""
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    drop = {tokenize.COMMENT, tokenize.NL}
+    return [(t.type, t.string) for t in tokens if t.type not in drop]
+
+
+def _comments(source: str) -> list[str]:
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    return [t.string for t in tokens if t.type == tokenize.COMMENT]
+
+
+def prose_comment(comment: str) -> bool:
+    """Whether a ``#`` comment is words a reader reads (two English words or more), not a
+    formula (``# m - n = 3``) or a tool's directive (``# fmt: skip``, ``# noqa``)."""
+    body = comment.lstrip("#").strip()
+    if re.match(r"(fmt|noqa|type|pragma|pylint)\b", body):
+        return False
+    return len(re.findall(r"[A-Za-z]{3,}", body)) >= 2
+
+
+def has_comment(source: str) -> bool:
+    """Whether Python ``source`` has a comment in words (:func:`prose_comment`)."""
+    return any(prose_comment(c) for c in _comments(source))
+
+
+def comment_problems(english: str, chinese: str) -> list[str]:
+    """A translated exercise cell (``<id>:comments``) must be the English code with only its
+    comments changed, and its comments must be Chinese."""
+    want, got = code_tokens(english), code_tokens(chinese)
+    if want is None or got != want:
+        return ["the code differs from the English beyond its comments"]
+    english_only = [c for c in _comments(chinese) if prose_comment(c) and not CJK.search(c)]
+    return [f"comment not translated: {c[:60]}" for c in english_only]
+
+
 def english_units(page: Path) -> list[Unit]:
-    """The translatable units of an English page (a notebook or a ``.md`` page)."""
+    """The translatable units of an English page (a notebook or a ``.md`` page): a
+    notebook's markdown cells, its figure captions, and the code cells of its exercises
+    (after ``## Exercises``) that have comments (:data:`COMMENTS`)."""
     page = Path(page)
     if page.suffix == ".ipynb":
         nb = json.loads(page.read_text(encoding="utf-8"))
         units = []
+        exercises = False
         for cell in nb["cells"]:
-            if cell["cell_type"] == "markdown" and _cell_text(cell).strip():
-                units.append(Unit(str(cell["id"]), _cell_text(cell)))
+            text = _cell_text(cell)
+            if cell["cell_type"] == "markdown" and text.strip():
+                units.append(Unit(str(cell["id"]), text))
+                exercises = exercises or text.lstrip().startswith("## Exercises")
             caption = figure_caption(cell)
             if caption:
                 units.append(Unit(f"{cell['id']}{CAPTION}", caption))
+            if exercises and cell["cell_type"] == "code" and has_comment(text):
+                units.append(Unit(f"{cell['id']}{COMMENTS}", text))
         return units
     body = page.read_text(encoding="utf-8")
     return [Unit(f"b{i:03d}", block) for i, block in enumerate(markdown_blocks(body), start=1)]
@@ -860,7 +920,9 @@ def first_mention_problems(
             if paren is None or unit.key in quiet or not GLOSS_TEXT.fullmatch(paren.group(1)):
                 continue
             for term in by_chinese.get(chinese, []):
-                if not any(english_term_pattern(e).search(paren.group(1)) for e in term.row_english):
+                if not any(
+                    english_term_pattern(e).search(paren.group(1)) for e in term.row_english
+                ):
                     continue
                 if not term.gloss:
                     what = "a book term" if term.book else "basic mathematics"
@@ -906,12 +968,20 @@ def check_page(page: Path) -> list[str]:
                 checked.append((unit, tr))
                 stale.add(unit.key)
             continue
+        if unit.key.endswith(COMMENTS):
+            problems += [
+                f"{rel}: unit {unit.key}: {p}" for p in comment_problems(unit.text, tr.text)
+            ]
+            continue
         if untranslated(unit.text, tr.text):
             problems.append(f"{rel}: unit {unit.key}: not translated (no Chinese text)")
             continue
         for p in fidelity_problems(unit.text, tr.text):
             problems.append(f"{rel}: unit {unit.key}: {p}")
-        style += [f"{rel}: unit {unit.key}: {p}" for p in zh_rules.unit_problems(page.stem, unit.key, tr.text)]
+        style += [
+            f"{rel}: unit {unit.key}: {p}"
+            for p in zh_rules.unit_problems(page.stem, unit.key, tr.text)
+        ]
         if page.stem not in TERM_EXEMPT:
             for p in term_problems(unit.text, tr.text):  # [book-term]: a style rule
                 (style if p.startswith("[") else problems).append(f"{rel}: unit {unit.key}: {p}")
@@ -923,7 +993,9 @@ def check_page(page: Path) -> list[str]:
         style += [f"{rel}: {p}" for p in first_mention_problems(checked, quiet=stale)]
     for key, tr in have.items():
         if key.startswith(ZH_ONLY):
-            style += [f"{rel}: unit {key}: {p}" for p in zh_rules.unit_problems(page.stem, key, tr.text)]
+            style += [
+                f"{rel}: unit {key}: {p}" for p in zh_rules.unit_problems(page.stem, key, tr.text)
+            ]
     return problems + zh_rules.ratcheted(page.stem, style) + check_slides(page)
 
 
