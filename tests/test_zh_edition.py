@@ -547,3 +547,13 @@ def test_every_exercise_cell_with_words_in_comments_has_its_chinese():
     for stem, key in units:
         have = zh_store.read_store(zh_store.STORE / f"{stem}.md")
         assert key in have and zh_store.CJK.search(have[key].text), (stem, key)
+
+
+def test_a_quotation_is_not_a_first_mention():
+    """A source's own words in “…” take no gloss: the first mention is the next one outside."""
+    first = ("Source 000 says it: extrapolation is hard.", "原文 000 说：“外推很难”。")
+    later = ("Extrapolation again.", "又是外推（extrapolation）。")
+    assert zh_store.first_mention_problems(_pairs(first, later)) == []
+    unglossed = ("Extrapolation again.", "又是外推。")
+    problems = zh_store.first_mention_problems(_pairs(first, unglossed))
+    assert len(problems) == 1 and problems[0].startswith("unit u1: [first-mention]")

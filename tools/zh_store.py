@@ -824,8 +824,9 @@ AFTER_TERM = re.compile(r"[*_]*\s*[（(]([^（()）]*)[)）]")
 
 def _first_mention_text(key: str, chinese: str) -> tuple[str, str]:
     """The prose of a translation where a first mention may stand, and the same with every
-    parenthesis's content blanked (same length): no heading, table cell or caption, nothing
-    inside parentheses (issue 34: a gloss never stands in those, nor nested)."""
+    parenthesis's and every quotation's content blanked (same length): no heading, table
+    cell or caption, nothing inside parentheses (issue 34: a gloss never stands in those, nor
+    nested), nothing inside “…” (a source's own words take no gloss)."""
     if key.endswith(CAPTION):
         return "", ""
     kept = []
@@ -837,11 +838,11 @@ def _first_mention_text(key: str, chinese: str) -> tuple[str, str]:
     masked = list(text)
     depth = 0
     for i, ch in enumerate(text):
-        if ch in "）)":
+        if ch in "）)”":
             depth = max(0, depth - 1)
         if depth:
             masked[i] = " "
-        if ch in "（(":
+        if ch in "（(“":
             depth += 1
     return text, "".join(masked)
 
