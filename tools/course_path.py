@@ -464,7 +464,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ("03_block_diagonal", "Two ways to pair coordinates"): (
         "Show the interleaved and half-split layouts side by side and the permutation $P$ "
         "between them; warn that mixing them raises no error.",
-        "把相邻两个一组（interleaved layout）与前后两半配对（half-split layout）并排展示，"
+        "把交错排布（interleaved layout）与对半排布（half-split layout）并排展示，"
         "以及它们之间的置换 $P$；提醒学生混用不会报任何错误。",
     ),
     ("03a_rope_in_code", "RoPE from scratch in NumPy"): (

@@ -1069,7 +1069,7 @@
     return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
   }
 
-  const LAYOUT_ZH = { interleaved: '相邻两个一组', half: '前后两半配对' };
+  const LAYOUT_ZH = { interleaved: '交错排布', half: '对半排布' };
   const ALLOCATION_ZH = { sections: '分段', interleaved: '交错', axial: '轴向' };
   const REGIME_ZH = {};
   REGIME_ZH[REGIME_LARGER_BASE] = 'β > β0：上界 = T_extra';
