@@ -68,8 +68,15 @@ STUDENT = SITE / STUDENT_DIR
 #: Outside hosts a student page may link to: the references the book cites (papers, the
 #: blogs and model cards it quotes). None of them holds this book's solutions.
 ALLOWED_HOSTS = frozenset(
-    {"arxiv.org", "doi.org", "huggingface.co", "labml.ai", "nn.labml.ai", "kexue.fm",
-     "zhuanlan.zhihu.com"}
+    {
+        "arxiv.org",
+        "doi.org",
+        "huggingface.co",
+        "labml.ai",
+        "nn.labml.ai",
+        "kexue.fm",
+        "zhuanlan.zhihu.com",
+    }
 )
 #: On GitHub, only other projects' issues and code the book cites (never this book's own
 #: repository, which holds the solutions).

@@ -68,7 +68,9 @@ def test_the_sources_spelling_stands_beside_the_canonical_term():
     table = STORE["b003"].text
     for canonical, source in SETTINGS["source_spelling"].items():
         assert canonical != source
-        assert re.search(rf"^\* - {re.escape(canonical)}[^\n]*\n  - {re.escape(source)}$", table, re.M), canonical
+        assert re.search(
+            rf"^\* - {re.escape(canonical)}[^\n]*\n  - {re.escape(source)}$", table, re.M
+        ), canonical
     assert {"哈达玛积", "临界底数", "辐角", "支持长度"} <= set(SETTINGS["source_spelling"])
 
 

@@ -44,8 +44,16 @@ def _rules(problems: list[str]) -> list[str]:
         ("u1", "## 绝对位置编码（absolute position encoding）", "## 绝对位置编码"),
         ("u1", "# 6. RoPE 外推（extrapolation）的缩放法则", "# 6. RoPE 外推的缩放法则"),
         ("u1:caption", "每个子空间（plane）的周期。", "每个子空间的周期。"),
-        ("u1", "| 符号 | 含义 |\n|---|---|\n| $q$ | 查询（query） |", "| 符号 | 含义 |\n|---|---|\n| $q$ | 查询 |"),
-        ("u1", "```{list-table}\n* - 底数（base）\n  - 1\n```", "```{list-table}\n* - 底数\n  - 1\n```"),
+        (
+            "u1",
+            "| 符号 | 含义 |\n|---|---|\n| $q$ | 查询（query） |",
+            "| 符号 | 含义 |\n|---|---|\n| $q$ | 查询 |",
+        ),
+        (
+            "u1",
+            "```{list-table}\n* - 底数（base）\n  - 1\n```",
+            "```{list-table}\n* - 底数\n  - 1\n```",
+        ),
     ],
 )
 def test_heading_gloss(key, bad, good):
@@ -114,9 +122,18 @@ def test_increases_and_multiples_are_fine(good):
 @pytest.mark.parametrize(
     ("bad", "good"),
     [
-        ("见 {doc}`Chapter 8 <../notebooks/08_rope_in_practice>`。", "见 {doc}`第 8 章 <../notebooks/08_rope_in_practice>`。"),
-        ("（{doc}`RoPE in code <03a_rope_in_code>`）", "（{doc}`代码中的 RoPE <03a_rope_in_code>`）"),
-        ("报告于 [issue 25681](https://example.org/25681)。", "报告于 [第 25681 号 issue](https://example.org/25681)。"),
+        (
+            "见 {doc}`Chapter 8 <../notebooks/08_rope_in_practice>`。",
+            "见 {doc}`第 8 章 <../notebooks/08_rope_in_practice>`。",
+        ),
+        (
+            "（{doc}`RoPE in code <03a_rope_in_code>`）",
+            "（{doc}`代码中的 RoPE <03a_rope_in_code>`）",
+        ),
+        (
+            "报告于 [issue 25681](https://example.org/25681)。",
+            "报告于 [第 25681 号 issue](https://example.org/25681)。",
+        ),
         ("见 {ref}`the box <ch3-box>`。", "见 {ref}`这个框 <ch3-box>`。"),
     ],
 )
@@ -150,9 +167,10 @@ def test_identifiers_are_not_numbers():
         assert zh_rules.unit_problems("00_x", "u1", text) == []
 
 
-
 # 46 字 each: two of them joined with a comma make one sentence of 92, over the limit.
-HALF = "低频子空间在训练长度内从未转满一圈，所以它们在更长的位置上给出的角度是注意力权重从未见过的输入"
+HALF = (
+    "低频子空间在训练长度内从未转满一圈，所以它们在更长的位置上给出的角度是注意力权重从未见过的输入"
+)
 
 
 def test_long_sentence():
@@ -167,13 +185,16 @@ def test_long_sentence():
 
 
 def test_formulas_code_and_blocks_do_not_make_a_sentence_long():
-    text = "角度 $\\text{很长的公式里的汉字不算}\\theta$ 与 `代码里的汉字也不算` 并列，" + HALF + "。"
+    text = (
+        "角度 $\\text{很长的公式里的汉字不算}\\theta$ 与 `代码里的汉字也不算` 并列，" + HALF + "。"
+    )
     assert zh_rules.unit_problems("00_x", "u1", text) == []
     items = "- " + HALF + "\n- " + HALF
     assert zh_rules.unit_problems("00_x", "u1", items) == []
     table = "| 含义 | 说明 |\n|---|---|\n| " + HALF + " | " + HALF + " |"
     assert zh_rules.unit_problems("00_x", "u1", table) == []
     assert zh_rules.unit_problems("00_x", "u1", "## " + HALF + "\n" + HALF + "。") == []
+
 
 @pytest.mark.parametrize(
     ("english", "chinese", "missing"),
@@ -219,7 +240,9 @@ def test_a_mention_inside_a_parenthesis_or_a_caption_is_not_the_first():
     caption = ("c:caption", "Extrapolation fails.", "外推失败。")
     body = ("b", "Extrapolation is hard.", "外推（extrapolation）很难。")
     assert zh_store.first_mention_problems(_pairs(inside, caption, body)) == []
-    problems = zh_store.first_mention_problems(_pairs(inside, caption, ("b", body[1], "外推很难。")))
+    problems = zh_store.first_mention_problems(
+        _pairs(inside, caption, ("b", body[1], "外推很难。"))
+    )
     assert _rules(problems) == ["first-mention"]
 
 
@@ -328,7 +351,13 @@ def test_book_terms_are_enforced_like_any_row():
     Chinese each, never glossed; a unit whose English means something else declares it."""
     from glossary import book_term_rows
 
-    assert {r.term for r in book_term_rows()} >= {"test-time", "checkpoint", "loss", "explorable", "kernel"}
+    assert {r.term for r in book_term_rows()} >= {
+        "test-time",
+        "checkpoint",
+        "loss",
+        "explorable",
+        "kernel",
+    }
     english = "The loss falls at test time; the explorable needs no kernel."
     bad = "损失在推理期下降；这个交互图不需要内核。"
     problems = zh_store.term_problems(english, bad)
@@ -369,7 +398,11 @@ def _chapter_titles(source: bool) -> dict[str, str]:
         if page.suffix != ".ipynb" or not page.parent.name == "notebooks":
             continue
         english = next(u for u in zh_store.english_units(page) if u.text.lstrip().startswith("# "))
-        text = english.text if source else zh_store.read_store(zh_store.store_path(page))[english.key].text
+        text = (
+            english.text
+            if source
+            else zh_store.read_store(zh_store.store_path(page))[english.key].text
+        )
         number, title = re.match(r"#\s+(\d+[A-Z]?)\.\s+(.+)", text.strip().splitlines()[0]).groups()
         titles[number] = title
     return titles

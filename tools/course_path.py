@@ -453,8 +453,7 @@ PLAN_NOTES: dict[tuple[str, str], tuple[str, str]] = {
     ("03_block_diagonal", "From one plane to d/2 planes"): (
         "Draw the block-diagonal matrix; each plane turns at its own frequency "
         "$\\theta_i = \\beta^{-2i/d}$.",
-        "画出分块对角矩阵；每个子空间以自己的频率 "
-        "$\\theta_i = \\beta^{-2i/d}$ 旋转。",
+        "画出分块对角矩阵；每个子空间以自己的频率 $\\theta_i = \\beta^{-2i/d}$ 旋转。",
     ),
     ("03_block_diagonal", "The fast elementwise form"): (
         "Replace the matrix by $x \\otimes \\cos + \\mathrm{rotate}(x) \\otimes \\sin$ and count "

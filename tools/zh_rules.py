@@ -66,7 +66,10 @@ def is_gloss(english: str) -> bool:
     """Whether a parenthesis's English is a gloss (words: "extrapolation", "cos/sin table",
     "Rotary Position Embedding"), not a value or a name ("True", "d = 64", "YaRN ×8")."""
     words = re.findall(r"[A-Za-z'-]+", english)
-    return bool(words) and (len(words) >= 2 or re.fullmatch(r"[a-z][a-z'-]{2,}", words[0]) is not None)
+    return bool(words) and (
+        len(words) >= 2 or re.fullmatch(r"[a-z][a-z'-]{2,}", words[0]) is not None
+    )
+
 
 #: A reduction written with 倍 (see ``bei-reduction``).
 REDUCTION = re.compile(
@@ -97,9 +100,19 @@ SCALE = {
     "万": 1e4, "亿": 1e8, "百万": 1e6, "千万": 1e7,
 }  # fmt: skip
 
-RULES = ("heading-gloss", "nested-parentheses", "bei-reduction", "link-text", "number-format",
-         "term-spelling", "long-sentence", "book-term",
-         "first-mention", "gloss-repeated", "gloss-basic")  # the last three: zh_store
+RULES = (
+    "heading-gloss",
+    "nested-parentheses",
+    "bei-reduction",
+    "link-text",
+    "number-format",
+    "term-spelling",
+    "long-sentence",
+    "book-term",
+    "first-mention",
+    "gloss-repeated",
+    "gloss-basic",
+)  # the last three: zh_store
 
 #: page stem -> {rule: the exact number of its problems still allowed there}. Lower a count
 #: when a unit is fixed; tests/test_zh_rules.py fails while a count is higher than needed.
@@ -204,7 +217,9 @@ def nested_parenthesis_problems(chinese: str) -> list[str]:
             if re.fullmatch(r"\s*(?:eq|fig|ch)[\w.-]*\s*", inner):
                 continue
             context = text[stack[-1][0] : i + 1].replace("\n", " ")
-            problems.append(f"[nested-parentheses] a parenthesis inside a parenthesis: {context[:80]!r}")
+            problems.append(
+                f"[nested-parentheses] a parenthesis inside a parenthesis: {context[:80]!r}"
+            )
     return problems
 
 
