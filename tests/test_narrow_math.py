@@ -76,3 +76,31 @@ def test_an_authors_narrow_form_wins_and_leaves_the_wide_form():
         "tex": r"\begin{aligned}a &= b\\ &\quad + c + d\end{aligned}",
     }
     assert display_tex(without_author_form(fragment)) == "\\begin{split}a = b + c + d\n\\end{split}"
+
+
+def test_chinese_words_in_a_wide_formula_are_measured_and_typeset():
+    """The Chinese edition translates a formula's prose words (\\text{所以}); measuring such a
+    formula for its narrow form must work in Node as for any other (it crashed MathJax's quick
+    measuring path, which has no document to measure unknown characters in)."""
+    import json
+    import shutil
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+    from light_pages import TYPESET_SCRIPT
+
+    tex = (
+        r"x = y + y + y + y + y + y + y + y + y + y \quad\text{所以}\quad z = w + w + w + w + w + w"
+    )
+    fragment = "\\[" + tex + "\\]"
+    request = narrow_request(fragment)
+    assert request is not None and request["rows"]
+    payload = {"config": {}, "pages": [{"fragments": [fragment], "narrow": {"0": request}}]}
+    node = shutil.which("node")
+    assert node is not None, "make test installs Node.js (npm's mathjax needs it)"
+    done = subprocess.run(
+        [node, str(TYPESET_SCRIPT)], input=json.dumps(payload), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    page = json.loads(done.stdout)["pages"][0]
+    assert "所以" in page["fragments"][0] and "0" in page["narrow"]

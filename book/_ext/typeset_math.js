@@ -41,6 +41,12 @@ const CHUNK_EM = 6;
 const LONGEST_CHUNK = 20;
 
 function widthOf(MathJax, tex) {
+  // A character MathJax has no glyph metrics for (CJK in \\text{}, the Chinese edition) is
+  // measured through the document, which the quick path below has not got: typeset such a
+  // formula in a document of its own instead (slower, so only for those).
+  if (/\\text\{[^}]*[^\x00-\x7f]/.test(tex)) {
+    return widthInDocument(MathJax, tex);
+  }
   const {STATE} = MathJax._.core.MathItem;
   const doc = MathJax.startup.document;
   const output = MathJax.startup.output;
@@ -51,6 +57,19 @@ function widthOf(MathJax, tex) {
   const width = output.factory.wrap(root).getOuterBBox().w;
   output.nodeMap = null;
   return width;
+}
+
+function widthInDocument(MathJax, tex) {
+  const {mathjax} = MathJax._.mathjax;
+  const escape = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const html = `<!DOCTYPE html><html><head></head><body>\\[${escape(tex)}\\]</body></html>`;
+  const doc = mathjax.document(html, {
+    InputJax: MathJax.startup.input,
+    OutputJax: MathJax.startup.output,
+  });
+  doc.render();
+  const item = Array.from(doc.math)[0];
+  return MathJax.startup.output.getBBox(item, doc).w;
 }
 
 // The rows of book/_ext/narrow_math.py packed into lines of an `aligned` environment: each
