@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .registered_report import format_interval
 from .results import RESULTS_DIR
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
     "format_reference",
     "format_subset_verdicts",
     "format_theorem2",
-    "interval",
     "load_registered",
     "rising_seeds",
     "verdicts_by_subset",
@@ -76,13 +76,6 @@ def _subset(reg: dict[str, Any], subset: str) -> dict[str, Any]:
     return reg["subsets"][subset]
 
 
-def interval(values: Sequence[float], digits: int = 3, sign: bool = False) -> str:
-    """``[lo, hi]`` at ``digits`` decimals (with an explicit sign when ``sign``)."""
-    spec = f"{'+' if sign else ''}.{digits}f"
-    lo, hi = values
-    return f"[{lo:{spec}}, {hi:{spec}}]"
-
-
 def _length(stat: dict[str, Any]) -> str:
     lo, hi = stat["boot"]
     return f"{stat['mean']:.0f} [{lo:.0f}, {hi:.0f}]"
@@ -111,7 +104,7 @@ def format_models(reg: dict[str, Any], subset: str = "all") -> str:
     for name in _ORDER:
         past = s["primary"][name]["past"]
         lines.append(
-            f"{name:<9}{past['mean']:.3f} {interval(past['boot']):<16}"
+            f"{name:<9}{past['mean']:.3f} {format_interval(past['boot'], sign=False):<16}"
             f"{_length(lengths['registered'][name]):<20}"
             f"{_length(lengths['original'][name])}"
         )
@@ -131,8 +124,8 @@ def format_comparisons(reg: dict[str, Any], subset: str = "all") -> str:
         past = c["L_past"]
         lines.append(
             f"{_short(key):<12}{past['mean']:+10.3f}  "
-            f"{interval(past['boot_family'], sign=True):<20}"
-            f"{interval(past['boot'], sign=True):<20}{past['verdict']}"
+            f"{format_interval(past['boot_family']):<20}"
+            f"{format_interval(past['boot']):<20}{past['verdict']}"
         )
     return "\n".join(lines)
 
@@ -149,8 +142,8 @@ def format_theorem2(reg: dict[str, Any], subset: str = "all") -> str:
     for rule in ("registered", "original"):
         e, c = exp[rule], curv[rule]
         lines.append(
-            f"{rule:<12}{e['mean']:+.3f} {interval(e['boot'], sign=True):<20}"
-            f"{c['mean']:+.3f} {interval(c['boot'], sign=True)}"
+            f"{rule:<12}{e['mean']:+.3f} {format_interval(e['boot']):<20}"
+            f"{c['mean']:+.3f} {format_interval(c['boot'])}"
         )
     lines.append(f"exponent = 0.375: {exp['verdict']} (both rules)")
     lines.append("")
@@ -163,7 +156,7 @@ def format_theorem2(reg: dict[str, Any], subset: str = "all") -> str:
         ):
             lines.append(
                 f"{name:<8}{label:<14}{t[key]:+.3f} "
-                f"{interval(t[key + '_boot'], sign=True):<20}{t[verdict]}"
+                f"{format_interval(t[key + '_boot']):<20}{t[verdict]}"
             )
     return "\n".join(lines)
 
@@ -176,7 +169,7 @@ def format_reference(reg: dict[str, Any], names: Sequence[str], subset: str = "a
     lines = [f"{'model':<9}loss 64-127 (nats)"]
     for name in names:
         ref = s["primary"][name]["reference"]
-        lines.append(f"{name:<9}{ref['mean']:.3f} {interval(ref['boot'])}")
+        lines.append(f"{name:<9}{ref['mean']:.3f} {format_interval(ref['boot'], sign=False)}")
     return "\n".join(lines)
 
 
@@ -190,7 +183,7 @@ def format_grid(reg: dict[str, Any], subset: str = "all") -> str:
     for g in s["grid_descriptive"]:
         lines.append(
             f"{g['margin']:<8.2f}{g['persist']:>7}  {g['exponent_mean']:+.3f} "
-            f"{interval(g['exponent_t'], sign=True)}"
+            f"{format_interval(g['exponent_t'])}"
         )
     return "\n".join(lines)
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .registered_report import format_interval
 from .registered_view import EXPONENT_MODELS
 from .results import RESULTS_DIR
 
@@ -173,10 +174,6 @@ def load_controls(
     return result, arrays
 
 
-def _fmt_interval(iv: Sequence[float], digits: int, sign: str = "+") -> str:
-    return f"[{iv[0]:{sign}.{digits}f}, {iv[1]:{sign}.{digits}f}]"
-
-
 def format_controls(result: dict[str, Any]) -> str:
     """The controls as a table: per model, the plain model and each method from
     :math:`L_0` and from :math:`T_\\text{train}`: :math:`L_\\text{past}` with its interval, the
@@ -201,7 +198,7 @@ def format_controls(result: dict[str, Any]) -> str:
             lo, hi = (round(x) for x in reg["interval"])
             lines.append(
                 f"{model:<8}{method:<7}{ref:>6}{e['L_window']:>8.3f}{e['L_past']:>8.3f}"
-                f"{_fmt_interval(e['L_past_interval'], 3, ''):>16}"
+                f"{format_interval(e['L_past_interval'], sign=False):>16}"
                 f"{reg['length']:>8}{f'[{lo}, {hi}]':>14}"
             )
     lines.append("paired difference of L_past, start at T_train minus start at L0:")
@@ -209,7 +206,7 @@ def format_controls(result: dict[str, Any]) -> str:
         parts = []
         for method in s["methods"]:
             d = result["differences"][f"{model}/{method}: train - reliable"]
-            parts.append(f"{method} {d['mean']:+.3f} {_fmt_interval(d['interval'], 3)}")
+            parts.append(f"{method} {d['mean']:+.3f} {format_interval(d['interval'])}")
         lines.append(f"  {model:<8}" + "   ".join(parts))
     return "\n".join(lines)
 
