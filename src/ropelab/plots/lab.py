@@ -279,16 +279,25 @@ def plot_supported_vs_predicted(results: dict[str, Any], *, fit: bool = True) ->
             ax.plot(xs, power.prefactor * xs**power.exponent, color="black", lw=1, ls="--",
                     label=f"fit: β^{power.exponent:.3f} "
                     f"(95 %: {power.lo:.3f} to {power.hi:.3f})")  # fmt: skip
+    _length_axes(ax, (lo, hi), train_len, eval_len,
+                 "Measured (markers: mean, range over seeds) against predicted (lines)")  # fmt: skip
+    return fig
+
+
+def _length_axes(
+    ax: Any, xlim: tuple[float, float], train_len: int, eval_len: int, title: str
+) -> None:
+    """The axes of a supported-length-against-base figure: log base, log2 length from
+    ``train_len / 2`` to ``3 eval_len``, labels, legend and grid."""
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
-    ax.set_xlim(lo, hi)
+    ax.set_xlim(*xlim)
     ax.set_ylim(train_len / 2, eval_len * 3)
     ax.set_xlabel(r"RoPE base $\beta$ of the fine-tune")
     ax.set_ylabel("supported context length (tokens)")
-    ax.set_title("Measured (markers: mean, range over seeds) against predicted (lines)")
+    ax.set_title(title)
     ax.legend(fontsize=6.5, loc="upper left")
     ax.grid(alpha=0.3, which="both")
-    return fig
 
 
 def plot_registered_lengths(
@@ -346,15 +355,8 @@ def plot_registered_lengths(
     ax.plot(xs, np.exp(y.mean() + slope * (np.log(xs) - x.mean())), color="black", lw=1,
             ls="--", label=f"registered fit, bases above β0: β^{slope:.3f} "
             f"(original rule: β^{original:.3f})")  # fmt: skip
-    ax.set_xscale("log")
-    ax.set_yscale("log", base=2)
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(train_len / 2, eval_len * 3)
-    ax.set_xlabel(r"RoPE base $\beta$ of the fine-tune")
-    ax.set_ylabel("supported context length (tokens)")
-    ax.set_title("Supported length, ten seeds, two rules (PLAN.md)")
-    ax.legend(fontsize=6.5, loc="upper left")
-    ax.grid(alpha=0.3, which="both")
+    _length_axes(ax, (lo, hi), train_len, eval_len,
+                 "Supported length, ten seeds, two rules (PLAN.md)")  # fmt: skip
     return fig
 
 
