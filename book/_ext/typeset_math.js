@@ -59,9 +59,13 @@ function widthOf(MathJax, tex) {
   return width;
 }
 
+// TeX inside HTML text
+function escape(tex) {
+  return tex.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function widthInDocument(MathJax, tex) {
   const {mathjax} = MathJax._.mathjax;
-  const escape = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const html = `<!DOCTYPE html><html><head></head><body>\\[${escape(tex)}\\]</body></html>`;
   const doc = mathjax.document(html, {
     InputJax: MathJax.startup.input,
@@ -225,7 +229,6 @@ async function main() {
     }
     // a fresh stylesheet per page: only the characters this page uses
     output.clearCache();
-    const escape = (tex) => tex.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const body = page.fragments
       .map((fragment, index) => `<div data-ropelab-math="${index}">${fragment}</div>`)
       .concat(Object.entries(narrow).map(
