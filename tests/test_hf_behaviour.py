@@ -142,6 +142,7 @@ def test_each_family_rotates_its_own_pairs():
         "gpt_neox": "half-split",
         "gptj": "interleaved",
         "cohere": "interleaved",
+        "glm": "interleaved",
         "deepseek_v2": "interleaved",
         "deepseek_v3": "interleaved",
         "deepseek_v3, rope_interleave=False": "half-split",

@@ -10,19 +10,26 @@ a future version behaves differently. The behaviours:
   floating buffer, ``inv_freq`` of the rotary embedding included, and the angles
   :math:`m\,\theta_i` are then formed from frequencies rounded to 8 significant bits.
   Loading with ``dtype=torch.bfloat16`` (``from_config``/``from_pretrained``) keeps them in
-  float32. :func:`restore_float32_inv_freq` recomputes them after a cast.
+  float32. :func:`restore_float32_inv_freq` recomputes every one of them after a cast, one
+  pair per layer type where the model has them (Gemma 3, :func:`restore_check`).
 * **Packed rows** (:func:`packed_row_gaps`): with no attention mask and no cache, a reset of
   ``position_ids`` (a step other than +1) starts a new document in the mask transformers
-  builds (``find_packed_sequence_indices`` in ``masking_utils``).
+  builds for eager and sdpa attention (``find_packed_sequence_indices`` in
+  ``masking_utils``, transformers pull request 39194).
 * **Default position ids** (:func:`position_ids_seen`): the model's ``forward`` numbers the
   tokens ``0 .. T-1`` (plus the cache length) whatever the padding mask says; ``generate``
   derives them from the mask.
-* **The batch decides** (:func:`batch_neighbour_gap`, :func:`cache_gaps`): ``dynamic`` and
-  ``longrope`` read the largest position id of the whole batch; LongRoPE's switch from its
-  short to its long factors breaks a KV cache as dynamic NTK does.
-* **Layouts by family** (:func:`family_pairings`): which coordinates each family's rotary
-  function turns together, found by rotating basis vectors.
-* **Config keys** (:func:`yarn_config_errors`): what the strict config classes accept.
+* **The batch decides** (:func:`batch_neighbour_gap`, :func:`cache_gaps`,
+  :func:`generate_cache_gaps`): ``dynamic`` and ``longrope`` read the largest position id of
+  the whole batch; LongRoPE's switch from its short to its long factors breaks a KV cache as
+  dynamic NTK does, in a hand-written decoding loop and under a Llama's ``generate``, but
+  not under the ``generate`` of Phi-3 (and PhiMoE, Phi-4-multimodal), which drops the cache
+  and runs the whole prefix again at the switch.
+* **Layouts by family** (:func:`family_pairings`, :func:`rotate_half_outputs`): which
+  coordinates each family's rotary function turns together, found by rotating basis vectors.
+* **Config keys** (:func:`yarn_config_errors`, :func:`dynamic_reference_length`,
+  :func:`phi3_original_lengths`): what the strict config classes accept, and which original
+  length a rope type ends up with.
 
 transformers, torch and the models are imported inside the functions, so ``import ropelab``
 stays light.
@@ -44,16 +51,24 @@ from ._checks import check_base, check_count, check_dim, check_positive
 
 __all__ = [
     "FAMILIES",
+    "TINY_LONGROPE",
     "CastErrors",
     "batch_neighbour_gap",
     "cache_gaps",
     "cast_cos_errors",
+    "dynamic_reference_length",
     "family_pairings",
+    "generate_cache_gaps",
     "layout_of",
     "packed_row_gaps",
+    "phi3_original_lengths",
     "position_ids_seen",
+    "restore_check",
     "restore_float32_inv_freq",
+    "rotate_half_outputs",
+    "tiny_gemma3",
     "tiny_llama",
+    "tiny_phi3",
     "yarn_config_errors",
 ]
 
@@ -65,10 +80,11 @@ def tiny_llama(
     num_layers: int = 2,
     seed: int = 0,
     initializer_range: float = 0.3,
+    attn_implementation: str = "eager",
 ) -> Any:
     """A ``LlamaForCausalLM`` of 2 layers, hidden 32, 4 query and 2 key/value heads of 8,
-    vocabulary 48, float32, eager attention, weights drawn with ``torch.manual_seed(seed)``
-    at standard deviation ``initializer_range`` (0.3, not transformers' 0.02, so that the
+    vocabulary 48, float32, eager attention (or ``attn_implementation``), weights drawn with
+    ``torch.manual_seed(seed)`` at standard deviation ``initializer_range`` (0.3, not transformers' 0.02, so that the
     scores, and what changes them, are of order 1), in eval mode. transformers' log messages
     below errors are silenced while it is built."""
     import torch
@@ -85,7 +101,7 @@ def tiny_llama(
             vocab_size=48,
             max_position_embeddings=check_count(max_position_embeddings, "max_position_embeddings"),
             rope_parameters=rope_parameters or {"rope_type": "default", "rope_theta": 10000.0},
-            attn_implementation="eager",
+            attn_implementation=attn_implementation,
             initializer_range=check_positive(initializer_range, "initializer_range"),
         )
     torch.manual_seed(seed)
@@ -179,31 +195,95 @@ def cast_cos_errors(
     return CastErrors(pos, str(rotary.inv_freq.dtype).replace("torch.", ""), error)
 
 
-def restore_float32_inv_freq(model: Any) -> int:
-    """Recompute ``inv_freq`` (and ``original_inv_freq``) of every rotary embedding of
-    ``model`` in float32, from its config, after a cast such as ``model.to(torch.bfloat16)``.
-
-    Returns the number of rotary modules restored. A module is one with an ``inv_freq``
-    buffer, a ``config`` and a ``rope_type`` (transformers 5's rotary embeddings).
-    """
+def _rope_init(module: Any, rope_type: str) -> Callable[..., Any]:
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    restored = 0
-    for module in model.modules():
-        if not all(hasattr(module, a) for a in ("inv_freq", "config", "rope_type")):
-            continue
-        if not isinstance(module.rope_type, str):
-            raise ValueError("model has a rotary embedding per layer type: not handled here")
-        init = (
-            module.compute_default_rope_parameters
-            if module.rope_type == "default"
-            else ROPE_INIT_FUNCTIONS[module.rope_type]
+    if rope_type == "default":
+        return module.compute_default_rope_parameters
+    if rope_type not in ROPE_INIT_FUNCTIONS:
+        raise ValueError(f"rope type {rope_type!r} has no initialisation function in transformers")
+    return ROPE_INIT_FUNCTIONS[rope_type]
+
+
+def _recomputed_inv_freq(name: str, module: Any) -> dict[str, Any]:
+    """Buffer name -> float32 frequencies recomputed from the config, for the ``*inv_freq``
+    buffers of one module: ``inv_freq``/``original_inv_freq`` of a module with one rope
+    type, ``<layer type>_inv_freq``/``<layer type>_original_inv_freq`` of one with a rope
+    type per layer type (``rope_type`` a dict, as Gemma 3's)."""
+    buffers = [b for b, _ in module.named_buffers(recurse=False) if b.endswith("inv_freq")]
+    if not buffers:
+        return {}
+    rope_type = getattr(module, "rope_type", None)
+    config = getattr(module, "config", None)
+    if config is None or not isinstance(rope_type, str | dict):
+        raise ValueError(
+            f"{name or 'model'} holds {', '.join(buffers)} but no config and rope_type to "
+            "recompute them from (not a transformers 5 rotary embedding of a language model)"
         )
-        inv_freq, _ = init(module.config, device=module.inv_freq.device)
-        module.register_buffer("inv_freq", inv_freq.float(), persistent=False)
-        if hasattr(module, "original_inv_freq"):
-            module.register_buffer("original_inv_freq", inv_freq.float().clone(), persistent=False)
-        restored += 1
+    device = getattr(module, buffers[0]).device
+    if isinstance(rope_type, str):
+        types: dict[str | None, str] = {None: rope_type}
+    else:
+        types = dict(rope_type)
+    found: dict[str, Any] = {}
+    for layer_type, kind in types.items():
+        prefix = "" if layer_type is None else f"{layer_type}_"
+        extra = {} if layer_type is None else {"layer_type": layer_type}
+        inv_freq, _ = _rope_init(module, kind)(config, **extra)
+        inv_freq = inv_freq.to(device)
+        for buffer in (f"{prefix}inv_freq", f"{prefix}original_inv_freq"):
+            if buffer in buffers:
+                found[buffer] = inv_freq.float().clone()
+    missing = sorted(set(buffers) - set(found))
+    if missing:
+        raise ValueError(
+            f"{name or 'model'}: no rope type in its rope_type {rope_type!r} recomputes "
+            f"{', '.join(missing)}"
+        )
+    return found
+
+
+def restore_float32_inv_freq(model: Any) -> list[str]:
+    """Recompute in float32, from the config, every rotary inverse-frequency buffer of
+    ``model`` after a cast such as ``model.to(torch.bfloat16)``, ``.half()`` or
+    ``.bfloat16()`` (which round them to the model's dtype; chapter 3A, chapter 8).
+
+    Every buffer whose name ends in ``inv_freq`` is covered, in any of transformers 5's
+    layouts: ``inv_freq`` and ``original_inv_freq`` of a rotary embedding with one rope type
+    (Llama, Qwen, Phi-3 and most models; one module per layer or per layer type, as
+    Granite's sliding-window models, is handled module by module), and
+    ``<layer type>_inv_freq``, ``<layer type>_original_inv_freq`` of one with a rope type
+    per layer type (Gemma 3's ``sliding_attention`` and ``full_attention``), each from its
+    own layer type's parameters through transformers' own initialisation function
+    (``compute_default_rope_parameters`` or ``ROPE_INIT_FUNCTIONS``). A dynamic rope type
+    goes back to its frequencies of the original length (``max_seq_len_cached`` too), as at
+    construction; it recomputes them again at the next longer input.
+
+    Returns the restored buffers' qualified names. Raises ``ValueError`` naming the problem
+    when the model has no such buffer, or when a module holds one but no ``config`` and
+    ``rope_type`` to recompute it from (a vision encoder's rotary embedding, for one); it
+    raises before changing anything.
+    """
+    plans = []
+    for name, module in model.named_modules():
+        found = _recomputed_inv_freq(name, module)
+        if found:
+            plans.append((name, module, found))
+    if not plans:
+        raise ValueError(
+            "model has no rotary inverse-frequency buffer (no buffer named *inv_freq): "
+            "nothing to restore"
+        )
+    restored = []
+    for name, module, found in plans:
+        for buffer, values in found.items():
+            module.register_buffer(buffer, values, persistent=False)
+            restored.append(f"{name}.{buffer}" if name else buffer)
+        original = getattr(module, "original_max_seq_len", None)
+        if original is not None:
+            for attribute in dir(module):
+                if attribute.endswith("max_seq_len_cached"):
+                    setattr(module, attribute, original)
     return restored
 
 
@@ -231,9 +311,12 @@ PACKING_VARIANTS: dict[str, tuple[str, str, bool]] = {
 }
 
 
-def packed_row_gaps(lengths: Sequence[int] = (4, 7, 3, 6), seed: int = 1) -> dict[str, np.ndarray]:
+def packed_row_gaps(
+    lengths: Sequence[int] = (4, 7, 3, 6), seed: int = 1, attn_implementation: str = "eager"
+) -> dict[str, np.ndarray]:
     """Largest |logit difference| per document between one packed row and each document run
-    alone, through a tiny Llama (:func:`tiny_llama`), for each of :data:`PACKING_VARIANTS`.
+    alone, through a tiny Llama (:func:`tiny_llama`) with the given attention implementation
+    (``"eager"`` or ``"sdpa"`` on a CPU), for each of :data:`PACKING_VARIANTS`.
 
     Tokens are drawn with ``torch.Generator().manual_seed(seed)``. Float32: a document that
     is kept apart shows a gap of about 1e-7, one that sees its neighbours one of about 0.1.
@@ -241,7 +324,11 @@ def packed_row_gaps(lengths: Sequence[int] = (4, 7, 3, 6), seed: int = 1) -> dic
     import torch
 
     lengths = [check_count(n, "lengths") for n in lengths]
-    model = tiny_llama()
+    if attn_implementation not in ("eager", "sdpa"):
+        raise ValueError(
+            f"attn_implementation must be 'eager' or 'sdpa', got {attn_implementation!r}"
+        )
+    model = tiny_llama(attn_implementation=attn_implementation)
     generator = torch.Generator().manual_seed(seed)
     docs = [torch.randint(0, 48, (n,), generator=generator) for n in lengths]
     row = torch.cat(docs)[None]
@@ -403,6 +490,226 @@ def cache_gaps(
     return np.array(gaps)
 
 
+def tiny_phi3(
+    *,
+    rope_parameters: dict[str, Any],
+    max_position_embeddings: int,
+    original_max_position_embeddings: int,
+    seed: int = 0,
+) -> Any:
+    """A ``Phi3ForCausalLM`` of the size of :func:`tiny_llama` (2 layers, hidden 32, 4 query and
+    2 key/value heads of 8, vocabulary 48, float32, eager attention, standard deviation 0.3,
+    ``torch.manual_seed(seed)``), in eval mode. ``original_max_position_embeddings`` is given
+    at the top level, where ``Phi3Config`` keeps it (:func:`phi3_original_lengths`)."""
+    import torch
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    with quiet_transformers():
+        config = Phi3Config(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            vocab_size=48,
+            pad_token_id=0,
+            bos_token_id=1,
+            eos_token_id=2,
+            max_position_embeddings=check_count(max_position_embeddings, "max_position_embeddings"),
+            original_max_position_embeddings=check_count(
+                original_max_position_embeddings, "original_max_position_embeddings"
+            ),
+            rope_parameters=rope_parameters,
+            attn_implementation="eager",
+            initializer_range=0.3,
+        )
+    torch.manual_seed(seed)
+    return Phi3ForCausalLM(config).eval()
+
+
+#: LongRoPE parameters of the chapter-8 demonstrations: a head of 8 (4 planes), original
+#: length 16, the long factors stretching the slow planes.
+TINY_LONGROPE = {
+    "rope_type": "longrope",
+    "rope_theta": 10000.0,
+    "short_factor": [1.0, 1.0, 1.0, 1.0],
+    "long_factor": [1.0, 2.0, 4.0, 8.0],
+    "original_max_position_embeddings": 16,
+}
+
+
+def generate_cache_gaps(family: str, prompt: int = 6, total: int = 40, seed: int = 1) -> np.ndarray:
+    """Largest |logit difference|, step by step, between ``generate`` (greedy, with its KV
+    cache, ``output_logits=True``) and the same prefixes run again without a cache, for a
+    tiny model with LongRoPE over an original length of 16 (:data:`TINY_LONGROPE`, declared
+    length 64). ``family``: ``"phi3"`` (:func:`tiny_phi3`, whose ``generate`` drops the cache
+    and runs the whole prefix again when the length first passes the original one) or
+    ``"llama"`` (:func:`tiny_llama` given the same ``longrope`` block: no such step). Entry
+    *j* is the token chosen at length ``prompt + j``, ``total - prompt`` entries."""
+    import torch
+
+    prompt = check_count(prompt, "prompt")
+    total = check_count(total, "total")
+    if prompt >= total:
+        raise ValueError(f"prompt must be < total ({total}), got {prompt}")
+    if family == "phi3":
+        model = tiny_phi3(
+            rope_parameters=dict(TINY_LONGROPE),
+            max_position_embeddings=64,
+            original_max_position_embeddings=16,
+        )
+    elif family == "llama":
+        model = tiny_llama(rope_parameters=dict(TINY_LONGROPE), max_position_embeddings=64)
+    else:
+        raise ValueError(f"family must be 'phi3' or 'llama', got {family!r}")
+    generator = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(3, 48, (1, prompt), generator=generator)
+    with torch.no_grad(), quiet_transformers():
+        out = model.generate(
+            tokens,
+            attention_mask=torch.ones_like(tokens),
+            max_new_tokens=total - prompt,
+            min_new_tokens=total - prompt,
+            do_sample=False,
+            pad_token_id=0,
+            output_logits=True,
+            return_dict_in_generate=True,
+        )
+        sequence = out.sequences[0]
+        gaps = []
+        for j, step_logits in enumerate(out.logits):
+            length = prompt + j
+            full = model(sequence[None, :length], use_cache=False).logits[0, -1]
+            gaps.append(float((step_logits[0] - full).abs().max()))
+    return np.array(gaps)
+
+
+# --- config lengths -------------------------------------------------------------------------
+
+
+def dynamic_reference_length(
+    max_position_embeddings: int = 16, original: int = 8, head_dim: int = 8
+) -> tuple[int, list[str]]:
+    """Where transformers' ``dynamic`` rope type starts raising its base, for a ``LlamaConfig``
+    whose rope block also holds ``original_max_position_embeddings`` (``original``) besides
+    ``max_position_embeddings``: the first length whose frequencies (from
+    ``ROPE_INIT_FUNCTIONS["dynamic"]`` at that length) differ from those at length 1, and
+    the warnings logged when the config was built."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    head_dim = check_dim(head_dim, "head_dim")
+    declared = check_count(max_position_embeddings, "max_position_embeddings")
+    params = {
+        "rope_type": "dynamic",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": check_count(original, "original"),
+    }
+    config, logged = logged_warnings(
+        lambda: LlamaConfig(
+            hidden_size=2 * head_dim,
+            num_attention_heads=2,
+            max_position_embeddings=declared,
+            rope_parameters=params,
+        )
+    )
+    init = ROPE_INIT_FUNCTIONS["dynamic"]
+    start, _ = init(config, "cpu", seq_len=1)
+    length = 1
+    while length < 4 * max(declared, original):
+        length += 1
+        inv_freq, _ = init(config, "cpu", seq_len=length)
+        if not bool((inv_freq == start).all()):
+            return length, logged
+    raise RuntimeError("the dynamic frequencies never moved")
+
+
+def phi3_original_lengths() -> dict[str, int]:
+    """The original length LongRoPE uses in ``Phi3Config`` (``rope_parameters
+    ["original_max_position_embeddings"]`` after the config is built; declared length
+    131,072), for the original length given at the top level, inside the rope block only,
+    or nowhere."""
+    from transformers import Phi3Config
+
+    params = {
+        "rope_type": "longrope",
+        "rope_theta": 10000.0,
+        "short_factor": [1.0] * 4,
+        "long_factor": [1.0] * 4,
+    }
+    cases = {
+        "top level 8,192": ({"original_max_position_embeddings": 8192}, {}),
+        "rope block only 8,192": ({}, {"original_max_position_embeddings": 8192}),
+        "given nowhere": ({}, {}),
+    }
+    found = {}
+    for label, (top, block) in cases.items():
+        with quiet_transformers():
+            config = Phi3Config(
+                hidden_size=32,
+                num_attention_heads=4,
+                max_position_embeddings=131072,
+                rope_parameters={**params, **block},
+                **top,
+            )
+        found[label] = int(config.rope_parameters["original_max_position_embeddings"])
+    return found
+
+
+# --- restoring float32 frequencies ----------------------------------------------------------
+
+
+def tiny_gemma3(seed: int = 0) -> Any:
+    """A ``Gemma3ForCausalLM`` of 2 layers (one ``sliding_attention``, window 4, base 10,000;
+    one ``full_attention``, base 1,000,000), hidden 32, 4 query and 2 key/value heads of 8,
+    vocabulary 48, float32, eager attention, ``torch.manual_seed(seed)``, in eval mode. Its
+    rotary embedding holds one pair of buffers per layer type."""
+    import torch
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    with quiet_transformers():
+        config = Gemma3TextConfig(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=8,
+            vocab_size=48,
+            pad_token_id=0,
+            bos_token_id=1,
+            eos_token_id=2,
+            sliding_window=4,
+            layer_types=["sliding_attention", "full_attention"],
+            attn_implementation="eager",
+        )
+    torch.manual_seed(seed)
+    return Gemma3ForCausalLM(config).eval()
+
+
+def restore_check(family: str) -> dict[str, tuple[str, str, float]]:
+    """What :func:`restore_float32_inv_freq` does to a tiny ``"llama"`` (:func:`tiny_llama`)
+    or ``"gemma3"`` (:func:`tiny_gemma3`) cast with ``model.to(torch.bfloat16)``: for each
+    ``*inv_freq`` buffer, its dtype after the cast, its dtype after the restore and the
+    largest |difference| from the same buffer of a fresh float32 model."""
+    import torch
+
+    makers = {"llama": tiny_llama, "gemma3": tiny_gemma3}
+    if family not in makers:
+        raise ValueError(f"family must be one of {sorted(makers)}, got {family!r}")
+    fresh = dict(makers[family]().named_buffers())
+    model = makers[family]().to(torch.bfloat16)
+    cast = {n: str(b.dtype).replace("torch.", "") for n, b in model.named_buffers()}
+    restore_float32_inv_freq(model)
+    found = {}
+    for name, buffer in model.named_buffers():
+        if name.endswith("inv_freq"):
+            gap = float((buffer.double() - fresh[name].double()).abs().max())
+            found[name] = (cast[name], str(buffer.dtype).replace("torch.", ""), gap)
+    return found
+
+
 # --- layouts by family ----------------------------------------------------------------------
 
 
@@ -418,6 +725,7 @@ def _family_rotations(head_dim: int) -> dict[str, Callable[[Any, Any], Any]]:
     import transformers.models.deepseek_v2.modeling_deepseek_v2 as ds2
     import transformers.models.deepseek_v3.modeling_deepseek_v3 as ds3
     import transformers.models.gemma3.modeling_gemma3 as gemma3
+    import transformers.models.glm.modeling_glm as glm
     import transformers.models.gpt_neox.modeling_gpt_neox as neox
     import transformers.models.gptj.modeling_gptj as gptj
     import transformers.models.llama.modeling_llama as llama
@@ -428,6 +736,7 @@ def _family_rotations(head_dim: int) -> dict[str, Callable[[Any, Any], Any]]:
         DeepseekV2Config,
         DeepseekV3Config,
         Gemma3TextConfig,
+        GlmConfig,
         GPTNeoXConfig,
         Llama4TextConfig,
         LlamaConfig,
@@ -481,6 +790,7 @@ def _family_rotations(head_dim: int) -> dict[str, Callable[[Any, Any], Any]]:
     gemma_rotary = gemma3.Gemma3RotaryEmbedding(Gemma3TextConfig(**common))
     neox_config = GPTNeoXConfig(hidden_size=2 * d, num_attention_heads=2, rotary_pct=1.0)
     ds2_config = DeepseekV2Config(**common, qk_rope_head_dim=d, qk_nope_head_dim=d)
+    glm_config = GlmConfig(**common, partial_rotary_factor=1.0)  # GLM's default rotates half
     return {
         "llama": half(llama, llama.LlamaRotaryEmbedding(LlamaConfig(**common))),
         "qwen2": half(qwen2, qwen2.Qwen2RotaryEmbedding(Qwen2Config(**common))),
@@ -488,6 +798,7 @@ def _family_rotations(head_dim: int) -> dict[str, Callable[[Any, Any], Any]]:
         "gpt_neox": half(neox, neox.GPTNeoXRotaryEmbedding(neox_config)),
         "gptj": gpt_j,
         "cohere": half(cohere, cohere.CohereRotaryEmbedding(CohereConfig(**common))),
+        "glm": half(glm, glm.GlmRotaryEmbedding(glm_config)),
         "deepseek_v2": complex_form(ds2, ds2.DeepseekV2RotaryEmbedding(ds2_config), 1),
         "deepseek_v3": deepseek_v3(True),
         "deepseek_v3, rope_interleave=False": deepseek_v3(False),
@@ -507,6 +818,7 @@ FAMILIES = (
     "gpt_neox",
     "gptj",
     "cohere",
+    "glm",
     "deepseek_v2",
     "deepseek_v3",
     "deepseek_v3, rope_interleave=False",
@@ -796,3 +1108,21 @@ def config_key_map() -> dict[str, str]:
         moved = int((whole != exact).sum())
         rows["truncate"] = f"false: the ramp ends between planes; {moved} of 64 planes change"
     return rows
+
+
+def rotate_half_outputs(head_dim: int = 8) -> dict[str, list[int]]:
+    """What the function named ``rotate_half`` returns for the coordinates
+    :math:`(1, 2, \\dots, d)` in transformers' Llama, Cohere and GLM modules: Llama's maps
+    :math:`(x_1, x_2) \\mapsto (-x_2, x_1)` on the two halves of a head, Cohere's and GLM's
+    :math:`(x_{2i}, x_{2i+1}) \\mapsto (-x_{2i+1}, x_{2i})` on adjacent pairs."""
+    import torch
+    import transformers.models.cohere.modeling_cohere as cohere
+    import transformers.models.glm.modeling_glm as glm
+    import transformers.models.llama.modeling_llama as llama
+
+    head_dim = check_dim(head_dim, "head_dim")
+    x = torch.arange(1, head_dim + 1, dtype=torch.float64)
+    return {
+        name: [int(v) for v in module.rotate_half(x).tolist()]
+        for name, module in (("llama", llama), ("cohere", cohere), ("glm", glm))
+    }
