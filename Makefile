@@ -11,7 +11,7 @@ TORCH_PIN := torch==2.13.0
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env quick-site check-page screenshots \
+.PHONY: book test lint notebooks assets chromium clean help bench lab wheel-env llamacpp quick-site check-page screenshots \
   texlive pdf figures slides pptx libreoffice student zh kit portability
 
 help:
@@ -27,6 +27,7 @@ help:
 	@echo "                _build/quick and run the layout and print tests on that page only"
 	@echo "make screenshots every page at 1280/768/390 px, screen and print, in _build/screenshots"
 	@echo "make bench      speed and memory against their targets (benchmarks/README.md)"
+	@echo "make llamacpp   llama.cpp for chapter 8A (npm node-llama-cpp, prebuilt CPU build + its source)"
 	@echo "make lab        the chapter-7 experiment on the CPU (about 1-3 h in stages, resumable; make lab-<stage>)"
 
 $(BIN)/python:
@@ -156,9 +157,25 @@ $(WHEEL_VENV)/.installed: $(PACKAGE_FILES) | $(BIN)/python
 
 wheel-env: $(WHEEL_VENV)/.installed
 
+# Issue 36: llama.cpp on the CPU for chapter 8A's measured runs (tools/llamacpp_measure.py,
+# tests/test_llamacpp.py). npm's node-llama-cpp ships llama.cpp's prebuilt CPU libraries
+# (nothing is compiled) and, as a git bundle, the source of the same release, whose
+# convert_hf_to_gguf.py and gguf-py convert the tiny models. Optional dependencies (the
+# CUDA and Vulkan builds, other platforms) are left out; the linux-x64 build is pinned.
+LLAMACPP_NODE := tools/llamacpp/node_modules/.package-lock.json
+LLAMACPP_SOURCE := _build/llamacpp/src/convert_hf_to_gguf.py
+$(LLAMACPP_NODE): tools/llamacpp/package.json tools/llamacpp/package-lock.json
+	cd tools/llamacpp && npm ci --no-audit --no-fund --ignore-scripts --omit=optional
+$(LLAMACPP_SOURCE): $(LLAMACPP_NODE)
+	rm -rf _build/llamacpp/src
+	git -c advice.detachedHead=false clone --quiet \
+	  tools/llamacpp/node_modules/node-llama-cpp/llama/gitRelease.bundle _build/llamacpp/src
+	touch $@
+llamacpp: $(LLAMACPP_SOURCE)
+
 # The package, the notebooks (nbval) and the built site in a real browser; then the chapters'
 # strict nbval once more in the second numerical environment (make portability).
-test: lint book chromium libreoffice wheel-env
+test: lint book chromium libreoffice wheel-env llamacpp
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory portability
 
