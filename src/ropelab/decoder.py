@@ -11,8 +11,8 @@ layer type, plus
   \frac{T}{2\pi}\rceil` and the bound :math:`T_\text{extra} = 2\pi\beta^{d_\text{extra}/d}`
   for the base itself (:mod:`ropelab.scaling`, Theorem 2);
 * the extended length: original length × factor where the type has both;
-* the GGUF keys llama.cpp's converter would write (:mod:`ropelab.gguf_meta`, key names only
-  here, so that the record needs no ``gguf`` package);
+* the GGUF keys llama.cpp's converter (release v0.4.0) writes (:mod:`ropelab.gguf_meta`,
+  which needs no ``gguf`` package);
 * warnings for the mix-ups chapter 8 teaches (:data:`WARNINGS`).
 
 :func:`decode_text` reads the pasted text: JSON only (never evaluated); text that is not a
@@ -29,7 +29,7 @@ from typing import Any
 from .config_fields import normalize_config
 from .core import inv_freq
 from .describe import describe_config
-from .gguf_meta import ARCHITECTURES
+from .gguf_meta import gguf_rope_metadata
 
 __all__ = ["WARNINGS", "decode_config", "decode_text", "gguf_keys"]
 
@@ -50,57 +50,16 @@ def _round(x: float) -> float:
     return float(f"{x:.12g}")
 
 
-def gguf_keys(record: dict[str, Any]) -> list[list[Any]]:
-    """The GGUF rope keys of a decoded config: ``[[key, value], ...]`` (tensors as
-    ``"tensor <name>: <n> values"``), as :func:`ropelab.gguf_meta.gguf_rope_metadata` writes
-    them."""
-    arch = ARCHITECTURES.get(record["model_type"], record["model_type"])
-    layers = record["layers"]
-    scaled = [lay for lay in layers if lay["rope_type"] != "default"]
-    main = scaled[0] if scaled else layers[-1]
+def gguf_keys(config: Any) -> list[list[Any]]:
+    """The GGUF rope keys llama.cpp's converter writes for ``config``: ``[[key, value], ...]``
+    in the order it writes them, then the tensors as ``["tensor <name>", "<n> values"]``, as
+    :func:`ropelab.gguf_meta.gguf_rope_metadata` gives them (floats to 12 digits)."""
+    rope = gguf_rope_metadata(config)
     keys: list[list[Any]] = [
-        [f"{arch}.rope.freq_base", main["base"]],
-        [f"{arch}.rope.dimension_count", main["rotary_dim"]],
+        [key, _round(value) if isinstance(value, float) else value]
+        for key, value in rope.values.items()
     ]
-    kind, params = main["rope_type"], dict(main["parameters"])
-    if kind == "linear":
-        keys += [
-            [f"{arch}.rope.scaling.type", "linear"],
-            [f"{arch}.rope.scaling.factor", main["factor"]],
-        ]
-    elif kind == "yarn":
-        keys += [
-            [f"{arch}.rope.scaling.type", "yarn"],
-            [f"{arch}.rope.scaling.factor", main["factor"]],
-            [f"{arch}.rope.scaling.original_context_length", main["original_length"]],
-            [f"{arch}.rope.scaling.yarn_beta_fast", float(params["beta_fast"])],
-            [f"{arch}.rope.scaling.yarn_beta_slow", float(params["beta_slow"])],
-            [f"{arch}.rope.scaling.attn_factor", main["attention_factor"]],
-        ]
-        if params.get("mscale_all_dim"):
-            keys.append(
-                [
-                    f"{arch}.rope.scaling.yarn_log_multiplier",
-                    _round(0.1 * float(params["mscale_all_dim"])),
-                ]
-            )
-    elif kind == "llama3":
-        keys.append(["tensor rope_freqs", f"{main['rotary_dim'] // 2} values"])
-    elif kind == "longrope":
-        keys += [
-            [f"{arch}.rope.scaling.type", "longrope"],
-            [f"{arch}.rope.scaling.original_context_length", main["original_length"]],
-            [f"{arch}.rope.scaling.attn_factor", main["attention_factor"]],
-            ["tensor rope_factors_long", f"{main['rotary_dim'] // 2} values"],
-            ["tensor rope_factors_short", f"{main['rotary_dim'] // 2} values"],
-        ]
-    for layer in layers:
-        if (
-            layer is not main
-            and layer["rope_type"] == "default"
-            and "sliding" in layer["layer_type"]
-        ):
-            keys.append([f"{arch}.rope.freq_base_swa", layer["base"]])
+    keys += [[f"tensor {name}", f"{array.size} values"] for name, array in rope.tensors.items()]
     return keys
 
 
@@ -274,7 +233,7 @@ def decode_config(config: Any) -> dict[str, Any]:
         "notes": list(description.notes),
         "report": str(description),
     }
-    record["gguf"] = gguf_keys(record)
+    record["gguf"] = gguf_keys(config)
     record["warnings"] = _warnings(config if isinstance(config, dict) else {}, record)
     return record
 
