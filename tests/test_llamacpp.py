@@ -22,7 +22,7 @@ import llamacpp_measure  # noqa: E402
 
 RECORD = json.loads(llamacpp_measure.RECORD.read_text())
 AGREE = 1e-5  # float32 end to end: the measured agreement is about 1e-6
-ROPE_ONLY = ["llama-linear", "llama-yarn", "llama3", "qwen2", "qwen3-yarn"]
+ROPE_ONLY = ["llama-linear", "llama-yarn", "llama3", "qwen2", "qwen3-yarn", "qwen3vl-imrope"]
 NOT_ROPE = ["phi-partial", "gemma3-two-bases"]  # GELU's tanh approximation differs in ggml
 YARN = ["llama-yarn", "qwen3-yarn"]
 NO_FACTOR = ["llama-linear", "llama3", "qwen2", "phi-partial", "gemma3-two-bases"]
@@ -129,10 +129,24 @@ def test_yarn_context_shift_applies_the_attention_factor_again(fresh, name):
     assert shift["max_difference_from_exact_shift"] > 10 * AGREE
 
 
-def test_mrope_cache_shift_aborts(fresh):
-    error = fresh["models"]["qwen2vl-mrope"]["shift"]["error"]
+@pytest.mark.parametrize("name", ["qwen2vl-mrope", "qwen3vl-imrope", "qwen3vl-sections"])
+def test_multi_axis_cache_shift_aborts(fresh, name):
+    error = fresh["models"][name]["shift"]["error"]
     assert error.startswith("process aborted")
     assert "seq_add() is only supported for n_pos_per_embd() == 1" in error
+
+
+def test_interleaved_mrope_leaves_an_unclaimed_plane_still(fresh):
+    """Sections 2, 3, 3: llama.cpp gives plane 6 the fourth position (0 for text); the
+    restated rule (ropelab.llamacpp_measured) names the same plane."""
+    from ropelab.llamacpp_measured import unrotated_text_planes
+
+    model = fresh["models"]["qwen3vl-sections"]
+    assert model["max_logprob_difference"] > 10 * AGREE
+    (label,) = model["max_logprob_difference_alternatives"]
+    assert model["max_logprob_difference_alternatives"][label] < AGREE
+    assert unrotated_text_planes([2, 3, 3], 8) == [6]
+    assert unrotated_text_planes([3, 3, 2], 8) == []
 
 
 def test_gemma3_shift_with_both_caches(fresh):

@@ -78,6 +78,20 @@ COMMON = {
 }
 PLAIN = {"rope_type": "default", "rope_theta": 10000.0}
 QWEN_VL_ROPE = {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1000000.0}
+QWEN3_VL_ROPE = {
+    "rope_type": "default",
+    "mrope_section": [3, 3, 2],
+    "mrope_interleaved": True,
+    "rope_theta": 1000000.0,
+}
+QWEN3_VL_VISION = {
+    "depth": 1,
+    "hidden_size": 32,
+    "num_heads": 2,
+    "intermediate_size": 64,
+    "out_hidden_size": 64,
+    "deepstack_visual_indexes": [0],
+}
 GEMMA3 = {
     "head_dim": 16,
     "num_hidden_layers": 6,
@@ -209,6 +223,32 @@ MODELS = [
         vision={"depth": 1, "embed_dim": 32, "num_heads": 2, "hidden_size": 64, "mlp_ratio": 2},
     ),
     TinyModel(
+        "qwen3vl-imrope",
+        "Qwen3VLConfig",
+        "Qwen3VLForConditionalGeneration",
+        {"head_dim": 16, "rope_parameters": {**QWEN3_VL_ROPE, "mrope_section": [3, 3, 2]}},
+        {"head_dim": 16, "rope_parameters": {**QWEN3_VL_ROPE, "rope_theta": 10000.0}},
+        "Qwen3-VL, interleaved M-RoPE with sections 3, 3, 2 (text tokens only)",
+        vision=QWEN3_VL_VISION,
+    ),
+    TinyModel(
+        "qwen3vl-sections",
+        "Qwen3VLConfig",
+        "Qwen3VLForConditionalGeneration",
+        {"head_dim": 16, "rope_parameters": {**QWEN3_VL_ROPE, "mrope_section": [2, 3, 3]}},
+        {"head_dim": 16, "rope_parameters": {**QWEN3_VL_ROPE, "rope_theta": 10000.0}},
+        "Qwen3-VL, interleaved M-RoPE with sections 2, 3, 3: the time axis gets fewer planes "
+        "than the other two (Qwen3-VL's released 24, 20, 20 does the opposite)",
+        alternatives={
+            "plane 6 not rotated (llama.cpp gives it the fourth position, 0 for text)": {
+                "head_dim": 16,
+                "rope_parameters": {**QWEN3_VL_ROPE, "mrope_section": [2, 3, 3]},
+                "_still_planes": [6],
+            }
+        },
+        vision=QWEN3_VL_VISION,
+    ),
+    TinyModel(
         "phi-partial",
         "PhiConfig",
         "PhiForCausalLM",
@@ -284,6 +324,8 @@ def build(spec: TinyModel, fields: dict[str, Any], out: Path | None = None, seed
     import transformers
 
     torch.manual_seed(seed)
+    fields = dict(fields)
+    still = fields.pop("_still_planes", [])
     if spec.vision is None:
         config = getattr(transformers, spec.config_class)(**{**COMMON, **fields})
     else:
@@ -294,8 +336,14 @@ def build(spec: TinyModel, fields: dict[str, Any], out: Path | None = None, seed
             tie_word_embeddings=False,
             bos_token_id=1,
             eos_token_id=2,
+            image_token_id=VOCABULARY - 1,
+            video_token_id=VOCABULARY - 2,
+            vision_start_token_id=VOCABULARY - 3,
         )
     model = getattr(transformers, spec.model_class)(config).eval()
+    for name, module in model.named_modules():  # text planes that do not rotate: frequency 0
+        if still and hasattr(module, "inv_freq") and "visual" not in name:
+            module.inv_freq[still] = 0.0
     if out is not None:
         model.save_pretrained(out)
         # Gemma's converter counts the vocabulary rows it keeps in tokenizer.json.
