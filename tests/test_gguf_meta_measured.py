@@ -46,8 +46,9 @@ MODEL_TYPES = {
     "PhiConfig": "phi",
     "Gemma3TextConfig": "gemma3_text",
     "Qwen2VLConfig": "qwen2_vl",
+    "Qwen3VLConfig": "qwen3_vl",
 }
-TEXT_MODEL_TYPES = {"Qwen2VLConfig": "qwen2_vl_text"}
+TEXT_MODEL_TYPES = {"Qwen2VLConfig": "qwen2_vl_text", "Qwen3VLConfig": "qwen3_vl_text"}
 #: The config keys llama.cpp does not read for these architectures (the measured YaRN run
 #: matched transformers without them): betas and the attention factor.
 IGNORED_BY_LLAMACPP = ("beta_fast", "beta_slow", "attention_factor", "attn_factor")

@@ -95,6 +95,8 @@ ARCHITECTURES = {
     "qwen2_vl_text": "qwen2vl",
     "qwen2_5_vl": "qwen2vl",
     "qwen2_5_vl_text": "qwen2vl",
+    "qwen3_vl": "qwen3vl",
+    "qwen3_vl_text": "qwen3vl",
     "deepseek_v2": "deepseek2",
     "deepseek_v3": "deepseek2",
     "kimi_k2": "deepseek2",

@@ -787,7 +787,8 @@
   const ARCH = {
     llama: 'llama', mistral: 'llama', qwen2: 'qwen2', qwen2_moe: 'qwen2moe', qwen3: 'qwen3',
     qwen3_moe: 'qwen3moe', qwen3_next: 'qwen3next', qwen2_vl: 'qwen2vl', qwen2_vl_text: 'qwen2vl',
-    qwen2_5_vl: 'qwen2vl', qwen2_5_vl_text: 'qwen2vl', deepseek_v2: 'deepseek2', deepseek_v3: 'deepseek2',
+    qwen2_5_vl: 'qwen2vl', qwen2_5_vl_text: 'qwen2vl', qwen3_vl: 'qwen3vl', qwen3_vl_text: 'qwen3vl',
+    deepseek_v2: 'deepseek2', deepseek_v3: 'deepseek2',
     kimi_k2: 'deepseek2', glm4_moe: 'glm4moe', smollm3: 'smollm3', phi: 'phi2', phi3: 'phi3', olmo2: 'olmo2',
     olmo3: 'olmo2', gpt_oss: 'gpt-oss', gemma3_text: 'gemma3', gemma3n_text: 'gemma3n', llama4_text: 'llama4',
     gpt_neox: 'gptneox', ministral3: 'mistral3',
