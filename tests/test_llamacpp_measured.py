@@ -57,3 +57,13 @@ def test_time_axis_bound_matches_the_measured_run():
         "max_logprob_difference_alternatives"
     ].values()
     assert difference < 1e-5
+
+
+def test_rope_modes_agree_with_the_measured_runs():
+    """Every measured architecture is in the table, and its converter permuted the query rows
+    exactly when llama.cpp pairs adjacent coordinates (NORM): the logits then agreed."""
+    from ropelab.gguf_meta import LLAMA_CPP_ROPE_MODES
+
+    for name, model in llamacpp_record()["models"].items():
+        mode = LLAMA_CPP_ROPE_MODES[model["gguf_keys"]["general.architecture"]]
+        assert (mode == "NORM") == model["query_rows_permuted"], name

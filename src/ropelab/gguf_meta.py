@@ -174,25 +174,37 @@ _READS_LOG_MUL = ("deepseek2", "mistral3")
 
 
 #: How llama.cpp pairs the rotated coordinates, by architecture (``llama_model_rope_type`` in
-#: ``src/llama-model.cpp`` of ggml-org/llama.cpp at commit a5410f046c01d01330c8a42f13b64a211fedf2c3):
-#: ``NORM`` rotates consecutive pairs (the interleaved layout), ``NEOX`` pairs coordinate *i*
-#: with *i* + d/2 (the half split), ``MROPE`` the multi-axis sections of Qwen2-VL. Only the
-#: architectures of the shipped configs that this commit lists; later commits add more (and
-#: an interleaved multi-axis mode, ``LLAMA_ROPE_TYPE_IMROPE``, which
-#: ``src/llama-kv-cache.cpp`` at commit 3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f handles).
+#: ``src/llama-model.cpp`` of llama.cpp release v0.4.0, the source node-llama-cpp 3.21.1
+#: ships): ``NORM`` rotates consecutive pairs (the interleaved layout), ``NEOX`` pairs
+#: coordinate *i* with *i* + d/2 (the half split), ``MROPE`` turns Qwen2-VL's sections by
+#: different position axes, ``IMROPE`` interleaves them plane by plane (Qwen3-VL, Qwen3.5).
+#: Measured in chapter 8A's runs (``ropelab/measured/llamacpp.json``): llama (its converter
+#: permutes the query rows, and the logits then agree with transformers'), qwen2, qwen3,
+#: phi2, gemma3, qwen2vl and qwen3vl (no permutation, logits agree); the rest are read from
+#: that function. glm4moe is ``MROPE`` when its file has rope sections.
 LLAMA_CPP_ROPE_MODES = {
     "llama": "NORM",
     "llama4": "NORM",
+    "smollm3": "NORM",
+    "mistral3": "NORM",
     "deepseek2": "NORM",
     "cohere2": "NORM",
     "qwen2": "NEOX",
     "qwen3": "NEOX",
     "qwen3moe": "NEOX",
+    "qwen3next": "NEOX",
     "olmo2": "NEOX",
+    "phi2": "NEOX",
     "phi3": "NEOX",
     "gemma3": "NEOX",
+    "gemma3n": "NEOX",
+    "gpt-oss": "NEOX",
+    "glm4moe": "NEOX",
     "gptneox": "NEOX",
     "qwen2vl": "MROPE",
+    "qwen3vl": "IMROPE",
+    "qwen35": "IMROPE",
+    "qwen35moe": "IMROPE",
 }
 
 _TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
