@@ -79,8 +79,10 @@ def test_self_extend_readme_numbers():
     neighbour window of 1,024, group 5 uses positions up to 3,979 and group 8 up to 2,871."""
     assert remap.self_extend_max_length(4096, 5, 1024) == 16384
     assert remap.max_relative("Self-Extend", 15800, group=5, window=1024) == 3979
-    # 2,871 counts the last token as 15,800 (positions from 1); from 0 it is 2,870
+    # 2,871 is floor(L/G + w - w/G) with the length L = 15,800; the largest position
+    # is L - 1, which gives 2,870 (chapter 10)
     assert remap.self_extend_relative(15800, 0, 8, 1024) == 2871
+    assert 15800 // 8 + 1024 - 1024 // 8 == 2871
     assert remap.max_relative("Self-Extend", 15800, group=8, window=1024) == 2870
     # the README's bound is four tokens generous for positions counted from 0
     assert remap.max_relative("Self-Extend", 16380, group=5, window=1024) == 4095
@@ -95,12 +97,14 @@ def test_rerope_readme_window():
 def test_qwen25_1m_dca_config():
     """Qwen2.5-1M's dual_chunk_attention_config (chunk_size 262144, local_size 8192,
     original_max_position_embeddings 262144) on the 1,010,000 tokens of its vLLM
-    instructions: relative positions stop at the chunk size, and 2^20 tokens are four
-    chunks (the technical report's 'at least four times')."""
+    instructions: relative positions stop at the chunk size, and 2^20 tokens span about 4.13
+    chunks of 253,952 (chunk_size minus local_size)."""
     config = {"chunk_size": 262144, "local_size": 8192}
     assert remap.max_relative("DCA", 1010000, **config) == 262144
     assert remap.dca_relative(1009999, 0, **config) == 262144
-    assert 2**20 // config["chunk_size"] == 4
+    chunk = config["chunk_size"] - config["local_size"]
+    assert chunk == 253952
+    assert round(2**20 / chunk, 2) == 4.13
 
 
 def test_string_readme_numbers():
