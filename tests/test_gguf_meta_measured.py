@@ -47,6 +47,7 @@ MODEL_TYPES = {
     "Gemma3TextConfig": "gemma3_text",
     "Qwen2VLConfig": "qwen2_vl",
     "Qwen3VLConfig": "qwen3_vl",
+    "CohereConfig": "cohere",
 }
 TEXT_MODEL_TYPES = {"Qwen2VLConfig": "qwen2_vl_text", "Qwen3VLConfig": "qwen3_vl_text"}
 #: The config keys llama.cpp does not read for these architectures (the measured YaRN run

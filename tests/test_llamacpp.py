@@ -22,10 +22,25 @@ import llamacpp_measure  # noqa: E402
 
 RECORD = json.loads(llamacpp_measure.RECORD.read_text())
 AGREE = 1e-5  # float32 end to end: the measured agreement is about 1e-6
-ROPE_ONLY = ["llama-linear", "llama-yarn", "llama3", "qwen2", "qwen3-yarn", "qwen3vl-imrope"]
+ROPE_ONLY = [
+    "llama-linear",
+    "llama-yarn",
+    "llama3",
+    "qwen2",
+    "qwen3-yarn",
+    "qwen3vl-imrope",
+    "cohere-interleaved",
+]
 NOT_ROPE = ["phi-partial", "gemma3-two-bases"]  # GELU's tanh approximation differs in ggml
 YARN = ["llama-yarn", "qwen3-yarn"]
-NO_FACTOR = ["llama-linear", "llama3", "qwen2", "phi-partial", "gemma3-two-bases"]
+NO_FACTOR = [
+    "llama-linear",
+    "llama3",
+    "qwen2",
+    "cohere-interleaved",
+    "phi-partial",
+    "gemma3-two-bases",
+]
 
 
 @pytest.fixture(scope="module")

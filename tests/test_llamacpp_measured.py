@@ -18,7 +18,7 @@ def test_record_is_the_pinned_release():
     record = llamacpp_record()
     assert record["node_llama_cpp"] == "3.21.1"
     assert record["llama_cpp_release"]["release"] == "v0.4.0"
-    assert len(record["models"]) == 12
+    assert len(record["models"]) == 13
 
 
 def test_transformers_rule_counts_each_axis():
@@ -61,9 +61,14 @@ def test_time_axis_bound_matches_the_measured_run():
 
 def test_rope_modes_agree_with_the_measured_runs():
     """Every measured architecture is in the table, and its converter permuted the query rows
-    exactly when llama.cpp pairs adjacent coordinates (NORM): the logits then agreed."""
+    exactly when llama.cpp pairs adjacent coordinates (NORM) while transformers' code for
+    the family rotates halves; Cohere's transformers code already pairs adjacent ones."""
     from ropelab.gguf_meta import LLAMA_CPP_ROPE_MODES
 
+    adjacent_in_transformers = {"command-r"}
     for name, model in llamacpp_record()["models"].items():
-        mode = LLAMA_CPP_ROPE_MODES[model["gguf_keys"]["general.architecture"]]
-        assert (mode == "NORM") == model["query_rows_permuted"], name
+        arch = model["gguf_keys"]["general.architecture"]
+        needs_permutation = (
+            LLAMA_CPP_ROPE_MODES[arch] == "NORM" and arch not in adjacent_in_transformers
+        )
+        assert needs_permutation == model["query_rows_permuted"], name

@@ -64,6 +64,7 @@ class TinyModel:
     alternatives: dict[str, dict[str, Any]] = field(default_factory=dict)
     swa: bool = False
     vision: dict[str, Any] | None = None  # a vision-language model: the text fields nest
+    interleaved: bool = False  # transformers rotates adjacent pairs (its cos/sin interleaved)
 
 
 COMMON = {
@@ -249,6 +250,20 @@ MODELS = [
         vision=QWEN3_VL_VISION,
     ),
     TinyModel(
+        "cohere-interleaved",
+        "CohereConfig",
+        "CohereForCausalLM",
+        # Command R ties the output to the embedding; its converter expects that
+        {"rope_parameters": PLAIN, "logit_scale": 1.0, "tie_word_embeddings": True},
+        {
+            "rope_parameters": {"rope_type": "default", "rope_theta": 100.0},
+            "logit_scale": 1.0,
+            "tie_word_embeddings": True,
+        },
+        "Cohere (Command R): transformers rotates adjacent pairs, as llama.cpp's NORM does",
+        interleaved=True,
+    ),
+    TinyModel(
         "phi-partial",
         "PhiConfig",
         "PhiForCausalLM",
@@ -368,6 +383,7 @@ def transformers_shift_logprobs(
     erase: tuple[int, int],
     continuation: list[int],
     factor_again: bool = False,
+    interleaved: bool = False,
 ) -> np.ndarray:
     """The exact counterpart of llama.cpp's context shift, done in transformers.
 
@@ -378,7 +394,8 @@ def transformers_shift_logprobs(
     already), then evaluate ``continuation`` from position ``len(prefix) - Δ``. The erased
     tokens still shaped the later tokens' cached states in every layer past the first, so
     this differs from a recomputation. ``factor_again`` also multiplies every kept key by
-    the attention factor once more (what a shift would do if it applied the factor again).
+    the attention factor once more (what a shift would do if it applied the factor again);
+    ``interleaved`` pairs adjacent coordinates, as the model's own rotation does.
     """
     import torch
 
@@ -402,7 +419,10 @@ def transformers_shift_logprobs(
             keys, values = layer.keys, layer.values
             later = keys[:, :, end:].clone()
             part = later[..., :rotated]
-            turned = torch.cat((-part[..., half:], part[..., :half]), dim=-1)
+            if interleaved:  # pairs (2i, 2i + 1): (x, y) -> (-y, x)
+                turned = torch.stack((-part[..., 1::2], part[..., 0::2]), dim=-1).flatten(-2)
+            else:  # pairs (i, i + d/2)
+                turned = torch.cat((-part[..., half:], part[..., :half]), dim=-1)
             later[..., :rotated] = part * cos + turned * sin
             kept = torch.cat((keys[:, :, :start], later), dim=2)
             if factor_again:
@@ -504,12 +524,13 @@ def measure(work: Path) -> dict[str, Any]:
         models[spec.name] = build(spec, spec.fields, work / spec.name)
         convert_args += [str(work / spec.name), str(work / f"{spec.name}.gguf")]
     started = time.perf_counter()
-    subprocess.run(
+    converted = subprocess.run(
         [sys.executable, str(LLAMACPP_DIR / "convert.py"), str(SOURCE_DIR), *convert_args],
-        check=True,
         capture_output=True,
         text=True,
     )
+    if converted.returncode:
+        raise RuntimeError(f"llama.cpp's converter failed:\n{converted.stderr[-3000:]}")
     convert_seconds = time.perf_counter() - started
     jobs = [
         {
@@ -565,11 +586,11 @@ def measure(work: Path) -> dict[str, Any]:
                 )
                 for label, fields in spec.alternatives.items()
             },
-            "shift": shift_entry(model, result, prefix, continuation),
+            "shift": shift_entry(spec, model, result, prefix, continuation),
         }
         if spec.name in swa_full:
             entry["shift_swa_full_cache"] = shift_entry(
-                model, swa_full[spec.name], prefix, continuation
+                spec, model, swa_full[spec.name], prefix, continuation
             )
         record["models"][spec.name] = entry
     seconds = {"convert": round(convert_seconds, 1), "run": round(run_seconds, 1)}
@@ -577,7 +598,7 @@ def measure(work: Path) -> dict[str, Any]:
 
 
 def shift_entry(
-    model, result: dict[str, Any], prefix: list[int], continuation: list[int]
+    spec: TinyModel, model, result: dict[str, Any], prefix: list[int], continuation: list[int]
 ) -> dict[str, Any]:
     """llama.cpp's shifted continuation against its own recomputation, against the exact
     counterpart in transformers, and against that counterpart with the attention factor
@@ -586,15 +607,18 @@ def shift_entry(
         return {"error": result["shift_error"]}
     shifted = result["shifted"]
     erase = SHIFT["erase"]
+    layout = {"interleaved": spec.interleaved}
     return {
         "error": None,
         "max_difference_from_recomputation": largest_difference(shifted, result["recomputed"]),
         "max_difference_from_exact_shift": largest_difference(
-            shifted, transformers_shift_logprobs(model, prefix, erase, continuation)
+            shifted, transformers_shift_logprobs(model, prefix, erase, continuation, **layout)
         ),
         "max_difference_from_shift_with_factor_again": largest_difference(
             shifted,
-            transformers_shift_logprobs(model, prefix, erase, continuation, factor_again=True),
+            transformers_shift_logprobs(
+                model, prefix, erase, continuation, factor_again=True, **layout
+            ),
         ),
     }
 

@@ -86,6 +86,7 @@ __all__ = [
 ARCHITECTURES = {
     "llama": "llama",
     "mistral": "llama",
+    "cohere": "command-r",
     "qwen2": "qwen2",
     "qwen2_moe": "qwen2moe",
     "qwen3": "qwen3",
@@ -180,7 +181,8 @@ _READS_LOG_MUL = ("deepseek2", "mistral3")
 #: different position axes, ``IMROPE`` interleaves them plane by plane (Qwen3-VL, Qwen3.5).
 #: Measured in chapter 8A's runs (``ropelab/measured/llamacpp.json``): llama (its converter
 #: permutes the query rows, and the logits then agree with transformers'), qwen2, qwen3,
-#: phi2, gemma3, qwen2vl and qwen3vl (no permutation, logits agree); the rest are read from
+#: phi2, gemma3, qwen2vl, qwen3vl and command-r (no permutation, logits agree: Cohere's
+#: transformers code already rotates adjacent pairs); the rest are read from
 #: that function. glm4moe is ``MROPE`` when its file has rope sections.
 LLAMA_CPP_ROPE_MODES = {
     "llama": "NORM",
@@ -189,6 +191,7 @@ LLAMA_CPP_ROPE_MODES = {
     "mistral3": "NORM",
     "deepseek2": "NORM",
     "cohere2": "NORM",
+    "command-r": "NORM",
     "qwen2": "NEOX",
     "qwen3": "NEOX",
     "qwen3moe": "NEOX",
@@ -430,6 +433,8 @@ def gguf_rope_metadata(config: Any) -> GGUFRope:
         notes.append("no freq_base: llama.cpp uses 10,000")
     elif arch == "phi3":
         _phi3(hparams, params, main, put, tensors, notes)
+    elif arch == "command-r":  # conversion/command_r.py: no scaling, whatever the config says
+        put("SCALING_TYPE", "none", str)
     if fields.nope_layers:
         notes.append(f"{len(fields.nope_layers)} NoPE layers: stored by the architecture")
     return GGUFRope(

@@ -791,7 +791,7 @@
     deepseek_v2: 'deepseek2', deepseek_v3: 'deepseek2',
     kimi_k2: 'deepseek2', glm4_moe: 'glm4moe', smollm3: 'smollm3', phi: 'phi2', phi3: 'phi3', olmo2: 'olmo2',
     olmo3: 'olmo2', gpt_oss: 'gpt-oss', gemma3_text: 'gemma3', gemma3n_text: 'gemma3n', llama4_text: 'llama4',
-    gpt_neox: 'gptneox', ministral3: 'mistral3',
+    gpt_neox: 'gptneox', ministral3: 'mistral3', cohere: 'command-r',
   };
   // classes that write none of TextModel's generic keys; LlamaModel's classes
   const GGUF_OWN_KEYS = ['phi2', 'phi3', 'gptneox'];
@@ -887,6 +887,8 @@
       if (given(pyGet(hp, 'rotary_pct')) && hidden) {
         values.set(k('dimension_count'), Math.trunc(hp.rotary_pct * Math.floor(Math.trunc(hp.hidden_size) / Math.trunc(hp.num_attention_heads))));
       }
+    } else if (arch === 'command-r') {
+      values.set(k('scaling.type'), 'none');
     } else if (arch === 'phi3') {
       const orig = pyGet(params, 'original_max_position_embeddings');
       const longest = find(hp, ['n_positions', 'max_position_embeddings']);
