@@ -89,7 +89,7 @@ def test_differences_that_are_not_rope_are_there_at_position_0(fresh, name):
     """Position 0 is rotated by the identity: a difference already there is not the rope's."""
     model = fresh["models"][name]
     assert model["max_logprob_difference"] < 1e-3
-    assert model["max_logprob_difference_position_0"] > 0.3 * model["max_logprob_difference"]
+    assert model["max_logprob_difference_position_0"] > 0.2 * model["max_logprob_difference"]
     assert (
         model["max_logprob_difference_without_rope_settings"] > 10 * model["max_logprob_difference"]
     )
