@@ -592,6 +592,90 @@ HF_STYLE = _from_cos_sin("hf_style_rotary_and_apply", 1)
 HF_STYLE_UNSQUEEZE_2 = _from_cos_sin("hf_style_unsqueeze_dim_2", 2)
 
 
+# ----------------------------------------------------------------------------- issue 38
+
+
+def numpy_rotate_half_float32(x, positions, base=BASE):
+    """Right in float32 (checked with dtype="float32"): the angles formed in float64, cos,
+    sin and x cast to float32, the products in float32, a float32 array returned."""
+    half = x.shape[-1] // 2
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    cos, sin = np.cos(table).astype(np.float32), np.sin(table).astype(np.float32)
+    x = x.astype(np.float32)
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+def torch_gptj_float32(x, positions, base=BASE):
+    """Right in float32 (checked with dtype="float32"): GPT-J's rotate_every_two on a
+    float32 tensor, sin and cos taken from float64 angles and cast to float32."""
+    x = torch.from_numpy(x).float()
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    sin = freqs.sin().float().repeat_interleave(2, dim=-1)
+    cos = freqs.cos().float().repeat_interleave(2, dim=-1)
+    return x * cos + _rotate_every_two(x) * sin
+
+
+def numpy_float32_input(x, positions, base=BASE):
+    """unexplained: the input rounded to float32 (q.float() before the rotation), the rest
+    in float64: every random row is off by about 2^-25, the unit vectors not at all."""
+    return numpy_rotate_half(x.astype(np.float32).astype(np.float64), positions, base)
+
+
+def torch_bf16_decode_cache(x, positions, base=BASE):
+    """unexplained: the prompt path rotates in float64; the decode path (one row) reads a
+    cos/sin cache stored in bfloat16 (a cache built with model.to(torch.bfloat16)), so a
+    generated token is off by about 1e-3 and the prompt is exact."""
+    t = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    if len(x) == 1:  # the decode step's cache lookup
+        cos, sin = cos.to(torch.bfloat16).double(), sin.to(torch.bfloat16).double()
+    return t * cos + _rotate_half(t) * sin
+
+
+def torch_gptj_cos_sin_swapped(x, positions, base=BASE):
+    """direction (cos and sin swapped): GPT-J's form with the two tables exchanged,
+    x·sin + rotate_every_two(x)·cos: plane i turns by π/2 - mθ_i."""
+    x = torch.from_numpy(x)
+    freqs = torch.from_numpy(positions).double()[:, None] * _torch_inv_freq(x.shape[-1], base)
+    sin = freqs.sin().repeat_interleave(2, dim=-1)
+    cos = freqs.cos().repeat_interleave(2, dim=-1)
+    return x * sin + _rotate_every_two(x) * cos
+
+
+def numpy_rotate_half_cos_sin_swapped(x, positions, base=BASE):
+    """direction (cos and sin swapped): x·sin + rotate_half(x)·cos."""
+    half = x.shape[-1] // 2
+    angle = positions[:, None] * _theta(x.shape[-1], base)
+    table = np.concatenate([angle, angle], axis=-1)
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * np.sin(table) + rotated * np.cos(table)
+
+
+def _k_from_q_apply(q, k, cos, sin):
+    """apply_rotary_pos_emb with a typo: k's sin term rotates q, rotate_half(q)."""
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(q) * sin
+
+
+def _k_from_q(base: float = BASE):
+    """pairing (not a rotation): the keys of ``_k_from_q_apply`` through ropelab's adapter,
+    which gives q the input with its last axis reversed: coordinate r of k mixes with
+    coordinate 31 - r, and the map's singular values run from near 0 to √2."""
+    from ropelab.diagnose import from_cos_sin
+
+    fn = from_cos_sin(HFStyleRotary(base), _k_from_q_apply, which="k")
+    fn.__name__ = "hf_style_keys_from_rotated_query"
+    fn.with_base = _k_from_q
+    return fn
+
+
+HF_STYLE_K_FROM_Q = _k_from_q()
+
+
 # ----------------------------------------------------------------------------- the zoo
 
 
@@ -605,6 +689,7 @@ class Case:
     library: str
     batched: bool = False  # fn takes (batch, heads, seq, d) and positions (batch, seq)
     new: bool = False  # added for issue 24 (the calls and shapes of real code)
+    dtype: str = "float64"  # what fn computes in: diagnose_rope(..., dtype=dtype)
 
     @property
     def name(self) -> str:
@@ -623,6 +708,9 @@ CORRECT = [
     Case(GrowingCache(), "half", None, "numpy", new=True),
     Case(torch_batched_rotate_half, "half", None, "torch", batched=True, new=True),
     Case(HF_STYLE, "half", None, "torch", batched=True, new=True),
+    # issue 38: right in float32, checked at the float32 tolerance
+    Case(numpy_rotate_half_float32, "half", None, "numpy", dtype="float32"),
+    Case(torch_gptj_float32, "interleaved", None, "torch", dtype="float32"),
 ]
 
 BROKEN = [
@@ -667,4 +755,10 @@ BROKEN = [
     Case(DynamicCacheRebuilt(), "half", "not_relative", "numpy", new=True),
     Case(numpy_sin_off_by_one, "half", "not_orthogonal", "numpy", new=True),
     Case(torch_cos_sin_from_two_sources, "half", "not_orthogonal", "torch", new=True),
+    # issue 38: a report never contradicts itself
+    Case(numpy_float32_input, "half", "unexplained", "numpy"),
+    Case(torch_bf16_decode_cache, "half", "unexplained", "torch"),
+    Case(torch_gptj_cos_sin_swapped, "interleaved", "direction", "torch"),
+    Case(numpy_rotate_half_cos_sin_swapped, "half", "direction", "numpy"),
+    Case(HF_STYLE_K_FROM_Q, "half", "pairing", "torch", batched=True),
 ]

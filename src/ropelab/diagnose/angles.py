@@ -4,7 +4,8 @@ Given the angle :math:`\varphi_i(m)` by which plane *i* turned at each probed po
 correct implementation has :math:`\varphi_i(m) = m\theta_i` (mod 2π) with
 :math:`\theta_i = \beta^{-2i/d}`. Each root cause leaves its own signature:
 
-* direction: :math:`\varphi_i(m) = -m\theta_i`;
+* direction: :math:`\varphi_i(m) = -m\theta_i`; cos and sin swapped:
+  :math:`\varphi_i(m) = \pi/2 - m\theta_i`;
 * positions: :math:`\varphi_i(m) = p(m)\,\theta_i` with an integer :math:`p(m) \ne m` (an offset
   :math:`p = m + c`, a cache that clamps or wraps, the row index instead of the position);
 * frequencies: :math:`\varphi_i(m) = m\,\theta'_i` with :math:`\theta' \ne \theta` (only known
@@ -40,6 +41,12 @@ FLOAT16_MAX = 65504.0
 @dataclass(frozen=True)
 class Direction:
     """Rotates by -mθ_i; ``example`` is (plane, position, measured angle)."""
+
+
+@dataclass(frozen=True)
+class Swapped:
+    """cos and sin exchanged, x·sin + rotate(x)·cos: every plane turns by π/2 - mθ_i (a
+    quarter turn at position 0, then backwards). One cause, not a direction and an offset."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,11 @@ def analyse_angles(
             law = -theta
         else:
             return AngleReport([Frequencies(step)])
-        if np.abs(start).max() > EXACT:
+        quarter = np.abs(wrap(start - np.pi / 2)).max() <= POSITION_TOL
+        if causes and quarter:  # π/2 - mθ_i: cos and sin swapped, one cause
+            causes = [Swapped()]
+            start = np.full_like(theta, np.pi / 2)
+        elif np.abs(start).max() > EXACT:
             shift = _offset(start, law)
             if shift is None:
                 return AngleReport(causes, explained=False)

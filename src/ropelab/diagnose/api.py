@@ -11,7 +11,8 @@ The checks run in the order of the causes they can rule out:
    step), the first call again after all the others (a cache that grew, state kept between
    calls) and, for a batched fn, a batch of two sequences of four heads with different
    positions. Each is compared with what fn's own matrices give for the same rows.
-   If every output equals the exact rotation to 1e-9 (relative), the diagnosis is OK.
+   If every output of every probe equals the exact rotation to the tolerance (relative: 1e-9
+   for float64, 1e-6 for float32, or the caller's), the diagnosis is OK, and only then.
 5. Otherwise the pairing, the factors on cos and sin and the cos/sin table are read off the
    matrices (:mod:`~ropelab.diagnose.structure`: ``pairing``, ``scale``, ``in_place``,
    ``table_mismatch``, ``direction``), then the angle of every plane
@@ -20,12 +21,16 @@ The checks run in the order of the causes they can rule out:
    causes leave unexplained is reported as a failed property
    (:mod:`~ropelab.diagnose.properties`: ``not_orthogonal``, ``not_relative``), so that each
    root cause gives one finding, not one per symptom.
+6. An error above the tolerance that none of these causes explains (one probe or several,
+   the one-token path included) is never dropped: ``unexplained`` names each probe where it
+   was measured and says that the cause is unknown.
 
 About 32 calls of at most ``dim`` rows each.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -42,6 +47,7 @@ from .angles import (
     Offset,
     PositionMap,
     Precision,
+    Swapped,
     analyse_angles,
     effective_position,
 )
@@ -72,6 +78,12 @@ from .structure import (
 
 #: The verdict "exact": every output within this of the exact rotation, relative to ‖x‖.
 TOLERANCE = 1e-9
+#: The verdict's tolerance for an implementation that computes in each type (``dtype=``):
+#: float64 is exact to about 2e-10 at position 2^20; float32 with angles formed in float64
+#: (or exactly) and cos, sin, x and the products in float32 is exact to a few units of
+#: 2^-24 ≈ 6e-8 at every position. (float32 *angles* are off by about m·θ_i·2^-24, 0.06 rad
+#: at position 2^20: that is ``precision`` at either tolerance.)
+TOLERANCES = {"float64": 1e-9, "float32": 1e-6}
 #: The largest rotary dimension checked: 24 matrices of 1024 x 1024 float64 take 200 MB.
 MAX_DIM = 1024
 #: Beyond this relative difference, two calls disagree about the same row at the same position.
@@ -85,6 +97,8 @@ def diagnose_rope(
     dim: int = 64,
     base: float = 10000.0,
     batched: bool = False,
+    dtype: str = "float64",
+    tolerance: float | None = None,
 ) -> Diagnosis:
     r"""Check an implementation of RoPE and name what is wrong with it (chapter 3A).
 
@@ -106,18 +120,26 @@ def diagnose_rope(
             for every head. Every probe is then one sequence of one head, and one more call
             checks a batch of two sequences of four heads (:func:`from_cos_sin` wraps a
             transformers-style ``rotary`` and ``apply_rotary_pos_emb``).
+        dtype: the type fn computes in, ``"float64"`` or ``"float32"``; it sets the
+            tolerance when ``tolerance`` is None: 1e-9 for float64, 1e-6 for float32 (right
+            float32 code, cos, sin and x in float32 with the angles formed in float64, is
+            exact to a few units of 2^-24). fn still receives float64 arrays.
+        tolerance: the verdict's tolerance on the relative error of every output, a number
+            from 1e-15 to 1e-2 (None: the tolerance of ``dtype``). The report states it.
 
     Returns:
-        A :class:`~ropelab.diagnose.report.Diagnosis`: ``ok`` is True when every output equals
-        the exact rotation to 1e-9 (relative to the input's norm); otherwise ``findings`` has
-        one :class:`~ropelab.diagnose.report.Finding` per root cause, with a code from
-        :data:`~ropelab.diagnose.report.CODES`. An exception raised inside ``fn`` becomes an
-        ``"exception"`` finding; it is never propagated.
+        A :class:`~ropelab.diagnose.report.Diagnosis`: ``ok`` is True only when every output
+        of every probe equals the exact rotation to the tolerance (relative to the input's
+        norm); otherwise ``findings`` has one :class:`~ropelab.diagnose.report.Finding` per
+        root cause, with a code from :data:`~ropelab.diagnose.report.CODES`
+        (``unexplained`` for errors no known cause explains). An exception raised inside
+        ``fn`` becomes an ``"exception"`` finding; it is never propagated.
 
     Raises:
         ValueError: ``fn`` is not callable, ``dim`` is not a positive even integer up to
-            1024, ``base``
-            is not a positive finite number, or ``layout`` is unknown.
+            1024, ``base`` is not a positive finite number, ``layout`` is unknown,
+            ``dtype`` is not ``"float64"`` or ``"float32"``, or ``tolerance`` is not a number
+            from 1e-15 to 1e-2.
     """
     if not callable(fn):
         raise ValueError(
@@ -133,7 +155,10 @@ def diagnose_rope(
     base = check_base(base)
     if not isinstance(batched, bool | np.bool_):
         raise ValueError(f"batched must be True or False, got {batched!r}")
-    run = _Run(Prober(fn, dim, bool(batched)), layout, dim, base)
+    if not isinstance(dtype, str) or dtype not in TOLERANCES:
+        raise ValueError(f"dtype must be one of {tuple(TOLERANCES)}, got {dtype!r}")
+    tol = _check_tolerance(tolerance, dtype)
+    run = _Run(Prober(fn, dim, bool(batched)), layout, dim, base, tol)
     findings = run.diagnose()
     return Diagnosis(
         findings=findings,
@@ -143,14 +168,33 @@ def diagnose_rope(
         calls=run.prober.calls,
         max_error=run.max_error,
         positions=max(MATRIX_POSITIONS),
+        tolerance=tol,
     )
+
+
+def _check_tolerance(tolerance: Any, dtype: str) -> float:
+    if tolerance is None:
+        return TOLERANCES[dtype]
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float | np.floating):
+        raise ValueError(f"tolerance must be a number from 1e-15 to 1e-2, got {tolerance!r}")
+    value = float(tolerance)
+    if not (math.isfinite(value) and 1e-15 <= value <= 1e-2):
+        raise ValueError(f"tolerance must be a number from 1e-15 to 1e-2, got {tolerance!r}")
+    return value
 
 
 class _Run:
     """One diagnosis: the probes, their exact references, and the reasoning over them."""
 
-    def __init__(self, prober: Prober, layout: str, dim: int, base: float) -> None:
+    def __init__(
+        self, prober: Prober, layout: str, dim: int, base: float, tol: float = TOLERANCE
+    ) -> None:
         self.prober, self.layout, self.dim, self.base = prober, layout, dim, base
+        self.tol = tol
+        self.probe_errors: list[tuple[str, float]] = []  # (where, relative error) per probe
+        self.rows: list[tuple[str, Outcome]] = []  # the calls of random rows, named
+        self.single_gaps: list[tuple[int, float]] = []  # one-token calls vs fn's own matrix
+        self.single_reported = False  # a one-token call got a ``positions`` finding
         self.theta = inv_freq(dim, base)
         self.max_error = float("nan")
         self.matrices: dict[int, np.ndarray] = {}  # position -> matrix (NaN when not finite)
@@ -195,11 +239,13 @@ class _Run:
             return [explain.shape("NaN or infinity at positions 0 to 8", first.input_shape)]
         reference = self.exact(x, ROW_POSITIONS)
         self.max_error = _relative_error(first.output, reference, x)
+        self.rows.append(("the first call (rows at positions 0 to 8)", first))
 
         moved = self.prober.call(x, OTHER_ROW_POSITIONS)
         failure = self._failure(moved)
         if failure is not None:
             return [failure]
+        self.rows.append(("the same rows at other positions", moved))
         change = float(np.abs(moved.output - first.output).max())
         if change <= 1e-12 * max(1.0, float(np.abs(first.output).max())):
             unrotated = float(np.abs(first.output - x).max())
@@ -212,8 +258,9 @@ class _Run:
         failure = self._failure(reversed_)
         if failure is not None:
             return [failure]
+        self.rows.append(("the same rows in reverse order", reversed_))
         change = float(np.abs(reversed_.output[::-1] - first.output).max())
-        if change > TOLERANCE * float(np.linalg.norm(x, axis=-1).max()):
+        if change > self.tol * float(np.linalg.norm(x, axis=-1).max()):
             used = self._row_positions(x, first.output)
             return [explain.row_order(change, used, ROW_POSITIONS.tolist())]
 
@@ -237,7 +284,7 @@ class _Run:
             self.exception = failure
 
         self._measure_errors(first, pair_outcome)
-        if self.exception is None and self.max_error <= TOLERANCE:
+        if self.exception is None and self.max_error <= self.tol:
             return []
         findings = [self.exception] if self.exception is not None else []
         findings += self._explain(first, pair_outcome, pairs)
@@ -245,7 +292,37 @@ class _Run:
             if extra.code == "not_relative":
                 findings = [f for f in findings if f.code != "not_relative"]
             findings.append(extra)
-        return findings
+        return findings + self._unexplained(findings)
+
+    def _unexplained(self, findings: list[Finding]) -> list[Finding]:
+        """The catch-all: an error above the tolerance that no finding explains. With no
+        finding, every probe above the tolerance; with findings from the matrices, the
+        one-token calls that differ from fn's own matrices (no cause read off the matrices
+        explains a one-token path of its own), unless rounding (``precision``) was found."""
+        ctx = getattr(self, "ctx", None)
+        if ctx is None:
+            ctx = explain.Context(
+                self.layout, self.dim, self.base, self.theta, self.max_error, tolerance=self.tol
+            )
+        if not findings and self.max_error > self.tol:
+            above = sorted(
+                ((w, e) for w, e in self.probe_errors if not e <= self.tol),
+                key=lambda item: -item[1] if math.isfinite(item[1]) else -math.inf,
+            )
+            clean = _clean_probes(self.probe_errors, self.tol)
+            return [explain.unexplained(ctx, above, clean, _rounding_of(above))]
+        if self.state_change is not None or any(f.code == "precision" for f in findings):
+            return []
+        if self.single_reported:
+            return []  # the one-token path already has its finding
+        gaps = [
+            (f"one row at position {p} (a decode step), against fn's own matrix there", g)
+            for p, g in self.single_gaps
+            if g > self.tol
+        ]
+        if not gaps:
+            return []
+        return [explain.unexplained(ctx, gaps, [], _rounding_of(gaps))]
 
     def _read_matrices(self) -> Finding | None:
         """Read M(m) at every probe position; the first failure (exception or shape)."""
@@ -294,6 +371,7 @@ class _Run:
             if own is None or not np.all(np.isfinite(outcome.output)):
                 continue
             diff = float(np.linalg.norm(outcome.output[0] - own) / np.linalg.norm(row))
+            self.single_gaps.append((position, diff))
             used = None
             if diff > INCONSISTENT:
                 found = self._row_positions(row, outcome.output)
@@ -305,11 +383,12 @@ class _Run:
         if failure is not None:
             return failure
         change = _relative_error(again.output, first.output, x)
-        if change > TOLERANCE:
+        if change > self.tol:
             # state kept between calls: the matrices read earlier no longer describe fn, so
             # the one-token calls cannot be compared with them
             self.state_change = change
         elif any(d > 0 for _, _, d in singles):
+            self.single_reported = True
             self.call_findings.append(
                 explain.single_token(singles, self.prober.batched, self.layout)
             )
@@ -361,15 +440,34 @@ class _Run:
         return None
 
     def _measure_errors(self, first: Outcome, pair_outcome: Outcome | None) -> None:
-        errors = [self.max_error]
-        for position, matrix in self.matrices.items():
-            exact = rotation_matrix(position, self.dim, self.base, self.layout)
-            errors.append(_nan_max(np.abs(matrix - exact)))
-        for outcome in (pair_outcome, *self.checks):
+        """The relative error of every probe against the exact rotation, named; the
+        largest is ``max_error`` (a matrix's error is that of its worst unit vector)."""
+        named: list[tuple[str, Outcome | None]] = [
+            *self.rows,
+            ("the query-key pairs", pair_outcome),
+        ]
+        labels = {
+            "single": "one row at position {p} (a decode step)",
+            "again": "the first call repeated after all others",
+        }
+        for outcome in self.checks:
+            if outcome.x.shape[0] == 1:
+                named.append((labels["single"].format(p=int(outcome.positions[0])), outcome))
+            elif outcome is self.checks[-1] and self.prober.batched:
+                named.append(("the batch of 2 sequences of 4 heads", outcome))
+            else:
+                named.append((labels["again"], outcome))
+        errors = []
+        for where, outcome in named:
             if outcome is not None and outcome.output is not None:
                 reference = self.exact(outcome.x, outcome.positions)
-                errors.append(_relative_error(outcome.output, reference, outcome.x))
-        self.max_error = float(max(errors))
+                errors.append((where, _relative_error(outcome.output, reference, outcome.x)))
+        for position, matrix in self.matrices.items():
+            exact = rotation_matrix(position, self.dim, self.base, self.layout)
+            columns = np.linalg.norm(matrix - exact, axis=0)
+            errors.append((f"the matrix at position {position}", _nan_max(columns)))
+        self.probe_errors = errors
+        self.max_error = float(max([self.max_error, *(e for _, e in errors)]))
 
     # ---------------------------------------------------------------- the reasoning
 
@@ -426,13 +524,18 @@ class _Run:
                 if rows[k] and rows[k + 1]:
                     scores[(int(pos[k]), int(pos[k + 1]))] = float(out[k] @ out[k + 1])
             in_call = score_spread(scores)
+        for outcome in [o for _, o in self.rows] + self.checks:  # every call's rows
+            rows = outcome.finite_rows()
+            if rows.any():
+                norms = combine(norms, row_norms(outcome.x[rows], outcome.output[rows]))
+        if pair_outcome is not None and pair_outcome.output is not None:
             if in_call is not None and (spread is None or in_call.defect > spread.defect):
                 spread = in_call
         if spread is not None:
             exact = rotation_matrix(spread.distance, self.dim, self.base, self.layout)
             spread = replace(spread, expected=float(pairs[0] @ exact @ pairs[1]))
         return explain.Context(
-            self.layout, self.dim, self.base, self.theta, self.max_error, norms, spread
+            self.layout, self.dim, self.base, self.theta, self.max_error, norms, spread, self.tol
         )
 
     def _explain(self, first: Outcome, pair_outcome: Outcome | None, pairs: np.ndarray):
@@ -579,6 +682,9 @@ class _Run:
         if isinstance(cause, Direction):
             k = int(np.flatnonzero(all_positions == 1)[0])
             return explain.direction(ctx, float(phi[k, 0]))
+        if isinstance(cause, Swapped):
+            k0, k1 = (int(np.flatnonzero(all_positions == p)[0]) for p in (0, 1))
+            return explain.swapped(ctx, (float(phi[k0, 0]), float(phi[k1, 0])))
         if isinstance(cause, Offset | PositionMap):
             grown = None
             if isinstance(cause, PositionMap):
@@ -601,7 +707,7 @@ class _Run:
         """A failed property, when no cause explains what the probes show."""
         norm = ctx.norms.defect if ctx.norms is not None else 0.0
         score = ctx.spread.defect if ctx.spread is not None else 0.0
-        if norm > TOLERANCE:
+        if norm > self.tol:
             table = ""
             if structure is not None and structure.amplitudes is not None:
                 squares = structure.amplitudes**2
@@ -610,16 +716,47 @@ class _Run:
                     f"{squares.min():.4f} to {squares.max():.4f} (1 for a rotation)"
                 )
             return explain.not_orthogonal(ctx, note, table)
-        if score > TOLERANCE or 1 not in self.matrices:
+        if score > self.tol or 1 not in self.matrices:
             return explain.not_relative(ctx)
         row = self.matrices[1][0]
         inputs = [int(c) for c in np.flatnonzero(np.abs(row) > 1e-12)]
-        return explain.reordered(ctx, inputs)
+        expected = [0, int(layout_pairs(self.dim, self.layout)[1][0])]
+        if inputs != expected:
+            return explain.reordered(ctx, inputs)
+        # the coordinates are where the layout puts them: not a reordering, a cause unknown
+        above = [(w, e) for w, e in self.probe_errors if not e <= self.tol]
+        above.sort(key=lambda item: -item[1] if math.isfinite(item[1]) else -math.inf)
+        clean = _clean_probes(self.probe_errors, self.tol)
+        return explain.unexplained(ctx, above, clean, _rounding_of(above))
 
 
 def _relative_error(output: np.ndarray, reference: np.ndarray, x: np.ndarray) -> float:
     difference = np.linalg.norm(output - reference, axis=-1) / np.linalg.norm(x, axis=-1)
     return float(np.nanmax(np.where(np.isfinite(difference), difference, np.inf)))
+
+
+def _clean_probes(errors: list[tuple[str, float]], tol: float) -> list[str]:
+    """The probes within the tolerance, in words (the matrices as one group)."""
+    matrices = [w for w, _ in errors if w.startswith("the matrix at")]
+    clean_matrices = [w for w, e in errors if w.startswith("the matrix at") and e <= tol]
+    out = [w for w, e in errors if not w.startswith("the matrix at") and e <= tol]
+    if matrices and len(clean_matrices) == len(matrices):
+        out.append(f"the matrices at all {len(matrices)} positions (fn of the unit vectors)")
+    return out
+
+
+def _rounding_of(above: list[tuple[str, float]]) -> str | None:
+    """The floating-point type whose rounding the largest unexplained error matches (None:
+    larger than any rounding)."""
+    finite = [e for _, e in above if math.isfinite(e)]
+    if not finite:
+        return None
+    exponent = math.log2(max(finite))
+    if -27 <= exponent <= -19:
+        return "float32"
+    if -14 <= exponent <= -5:
+        return "16-bit"
+    return None
 
 
 def _nan_max(values: np.ndarray) -> float:

@@ -16,7 +16,7 @@ import numpy as np
 from ..agreement import significant
 from .angles import DTYPES, FLOAT16_MAX, Frequencies, Offset, PositionMap, Precision
 from .properties import NormChange, ScoreSpread
-from .report import Finding, finding
+from .report import Finding, finding, format_tolerance
 from .structure import Scale, layout_pairs, other_layout
 
 #: The tolerance a report states for a property that holds ("norms are kept to 1e-9"): a
@@ -28,7 +28,7 @@ def bound(value: float, tol: float = KEPT) -> str:
     """``"below 1e-9"`` for a value at the rounding level, else the value at two significant
     digits (issue 21: a report never prints a number that differs from one CPU to the next)."""
     if math.isfinite(value) and abs(value) <= tol:
-        return f"below {tol:.0e}".replace("e-0", "e-")
+        return f"below {format_tolerance(tol)}"
     return significant(value, 2)
 
 
@@ -56,6 +56,13 @@ class Context:
     max_error: float
     norms: NormChange | None = None
     spread: ScoreSpread | None = None
+    tolerance: float = KEPT  # the verdict's tolerance: a property holds to it or fails
+
+    def keeps_properties(self) -> bool:
+        """Whether the measurements show norms kept and scores relative, to the tolerance."""
+        norm = self.norms.defect if self.norms is not None else 0.0
+        score = self.spread.defect if self.spread is not None else 0.0
+        return norm <= self.tolerance and score <= self.tolerance
 
 
 def _properties(ctx: Context) -> str:
@@ -79,11 +86,16 @@ def _properties(ctx: Context) -> str:
 
 
 def _keeps_properties(ctx: Context) -> str:
+    """The two properties as measured: "kept" only when the measurements show it (to the
+    verdict's tolerance), else the measured ranges, never a property they contradict."""
     norm = ctx.norms.defect if ctx.norms is not None else 0.0
     score = ctx.spread.defect if ctx.spread is not None else 0.0
+    if not ctx.keeps_properties():
+        return _properties(ctx)
+    tol = ctx.tolerance
     return (
-        f"norms are kept (largest change {bound(norm)}) and scores stay relative "
-        f"(largest spread {bound(score)}), so nothing fails loudly"
+        f"norms are kept (largest change {bound(norm, tol)}) and scores stay relative "
+        f"(largest spread {bound(score, tol)}), so nothing fails loudly"
     )
 
 
@@ -419,7 +431,8 @@ def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> 
             f"W_k of each head once ({convert}) instead."
         )
     else:
-        what = f"fn rotates pairs of coordinates that belong to neither layout, not the {declared}."
+        verb = "rotates" if ctx.keeps_properties() else "mixes"
+        what = f"fn {verb} pairs of coordinates that belong to neither layout, not the {declared}."
         listed = _shorten(", ".join(f"({a}, {b})" for a, b in pairs))
         seen = f"the pairs are {listed} (expected (0, {expected}), …)"
         rot = 2 * len(pairs)
@@ -444,13 +457,14 @@ def pairing(pairing_layout: str, pairs: list[tuple[int, int]], ctx: Context) -> 
                     f"must be {ctx.dim}, not {rot}."
                 )
                 break
-    return finding(
-        "pairing",
-        what,
-        f"{seen}; {_keeps_properties(ctx)}, but the numbers differ by up to "
-        f"{ctx.max_error:.2f}{consequence}.",
-        fix,
-    )
+    if ctx.keeps_properties():
+        evidence = (
+            f"{seen}; {_keeps_properties(ctx)}, but the numbers differ by up to "
+            f"{ctx.max_error:.2f}{consequence}."
+        )
+    else:
+        evidence = f"{seen}; {_properties(ctx)}; max error {ctx.max_error:.2f}."
+    return finding("pairing", what, evidence, fix)
 
 
 def reordered(ctx: Context, inputs: list[int]) -> Finding:
@@ -485,6 +499,79 @@ def table_mismatch(
         "coordinates of a pair turn by different angles.",
         f"in the pair ({a}, {b}) coordinate {a} turns by {steps[a]:.4f} rad per position and "
         f"coordinate {b} by {steps[b]:.4f}; so {_properties(ctx)}.",
+        fix,
+    )
+
+
+def _measured_properties(ctx: Context) -> str:
+    """Norms and relative scores as measured, each either within the tolerance or with the
+    measured defect (no range at 4 decimals that would hide a defect below 1e-4)."""
+    tol = format_tolerance(ctx.tolerance)
+    norm = ctx.norms.defect if ctx.norms is not None else 0.0
+    score = ctx.spread.defect if ctx.spread is not None else 0.0
+    parts = [
+        f"norms are kept to {tol}"
+        if norm <= ctx.tolerance
+        else f"‖fn(x)‖/‖x‖ differs from 1 by up to {significant(norm, 2)}",
+        f"scores at one distance n - m agree to {tol}"
+        if score <= ctx.tolerance
+        else f"scores at one distance n - m differ by up to {significant(score, 2)}",
+    ]
+    return " and ".join(parts)
+
+
+def swapped(ctx: Context, measured: tuple[float, float]) -> Finding:
+    """cos and sin exchanged: x·sin + rotate(x)·cos turns plane i by π/2 - mθ_i.
+    ``measured``: the angle of plane 0 at positions 0 and 1."""
+    at_zero, at_one = measured
+    return finding(
+        "direction",
+        "cos and sin are swapped: fn computes x·sin + rotate(x)·cos, which turns plane i by "
+        "π/2 - mθ_i, a quarter turn at position 0 and then backwards.",
+        f"plane 0 turned by {at_zero:+.4f} rad at position 0 (expected +0.0000) and by "
+        f"{at_one:+.4f} at position 1 (expected {ctx.theta[0]:+.4f}); every plane turns by "
+        f"π/2 - mθ_i at every probed position; {_keeps_properties(ctx)}, but the numbers "
+        f"differ by up to {ctx.max_error:.2f} from the layout's rotation.",
+        "x·cos + rotate(x)·sin: cos multiplies x, sin multiplies the rotated copy "
+        "(check the order of the two tables where they are unpacked, cos, sin = …).",
+    )
+
+
+def unexplained(
+    ctx: Context, probes: list[tuple[str, float]], clean: list[str], dtype: str | None
+) -> Finding:
+    """The catch-all: errors above the tolerance that no cause the check knows explains.
+    ``probes``: (where, relative error) above the tolerance, worst first; ``clean``: the
+    probes within it; ``dtype``: the type whose rounding the errors' size matches, if any."""
+    tol = format_tolerance(ctx.tolerance)
+    where = "; ".join(f"{significant(e, 2)} in {name}" for name, e in probes[:4])
+    if len(probes) > 4:
+        where += f"; and {len(probes) - 4} more probes"
+    evidence = f"relative errors above the tolerance {tol}: {where}"
+    if clean:
+        evidence += f"; within it: {', '.join(clean)}"
+    evidence += f"; {_measured_properties(ctx)}."
+    if dtype is not None:
+        size = (
+            f"float32 rounding (unit roundoff {_exponent(DTYPES['float32'])})"
+            if dtype == "float32"
+            else "rounding in a 16-bit type (unit roundoff 2^-11 float16, 2^-8 bfloat16)"
+        )
+        evidence += (
+            f" The errors have the size of {size}, but no rounding the check knows "
+            "(angles, frequencies, positions, tables) gives them."
+        )
+    fix = _NO_CAUSE_FIX
+    if dtype == "float32":
+        fix += (
+            " If fn is meant to compute in float32, say so: diagnose_rope(fn, "
+            "dtype='float32') checks it to the float32 tolerance 1e-6."
+        )
+    return finding(
+        "unexplained",
+        f"fn differs from the exact rotation by more than the tolerance {tol}, and the cause "
+        "is unknown: none of the causes the check knows explains it.",
+        evidence,
         fix,
     )
 
@@ -704,7 +791,12 @@ def precision(
         fix = (
             f"nothing to fix if the model runs in {dtype}: the error does not grow with the "
             "position. Compared with a float64 reference, return float64 (compute in "
-            "float64 and cast last)."
+            "float64 and cast last)"
+            + (
+                ", or check it as float32 code, diagnose_rope(fn, dtype='float32')."
+                if dtype == "float32"
+                else "."
+            )
         )
     elif dtype == "float32":
         fix = (
@@ -865,5 +957,7 @@ __all__ = [
     "scale",
     "shape",
     "single_token",
+    "swapped",
     "table_mismatch",
+    "unexplained",
 ]

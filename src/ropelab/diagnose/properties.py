@@ -64,15 +64,15 @@ def row_norms(x: np.ndarray, y: np.ndarray) -> NormChange:
 
 
 def combine(*changes: NormChange | None) -> NormChange | None:
-    """The widest range of several norm measurements."""
+    """The widest range of several norm measurements; ``every_x`` when the widest range is
+    that of a measurement over every x (the rows tried add nothing to it)."""
     present = [c for c in changes if c is not None]
     if not present:
         return None
-    return NormChange(
-        min(c.low for c in present),
-        max(c.high for c in present),
-        every_x=any(c.every_x for c in present),
-    )
+    low, high = min(c.low for c in present), max(c.high for c in present)
+    every = [c for c in present if c.every_x]
+    every_x = any(c.low <= low for c in every) and any(c.high >= high for c in every)
+    return NormChange(low, high, every_x=every_x)
 
 
 def score_spread(scores: dict[tuple[int, int], float]) -> ScoreSpread | None:

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 #: * ``not_relative``: scores depend on more than m − n: calls that disagree about the same
 #:   row, state kept between calls, or no cause above.
 #: * ``exception``: fn raised an exception (the message quotes it).
+#: * ``unexplained``: an error above the tolerance that no cause above explains: the message
+#:   names each probe where it was measured, and says that the cause is unknown.
 CODES = (
     "shape",
     "identity",
@@ -44,6 +46,7 @@ CODES = (
     "not_orthogonal",
     "not_relative",
     "exception",
+    "unexplained",
 )
 
 WIDTH = 79  # the book's page column
@@ -79,9 +82,11 @@ class Diagnosis:
         calls: how many times ``fn`` was called.
         max_error: the largest difference from the exact rotation over all probes, relative
             to the input's norm (NaN when ``fn`` could not be compared at all). The report
-            states it against the tolerance 1e-9, never as a raw number: below it, the
-            value is rounding and differs from one CPU to the next.
+            states it against ``tolerance``, never as a raw number: below it, the value is
+            rounding and differs from one CPU to the next.
         positions: the largest position probed.
+        tolerance: the verdict's tolerance on ``max_error`` (1e-9 for float64, 1e-6 for
+            float32, or the caller's); ``ok`` implies ``max_error <= tolerance``.
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -91,10 +96,12 @@ class Diagnosis:
     calls: int = 0
     max_error: float = float("nan")
     positions: int = 0
+    tolerance: float = 1e-9
 
     @property
     def ok(self) -> bool:
-        """True when there is no finding: fn is the exact rotation to 1e-9 (relative)."""
+        """True when there is no finding: fn is the exact rotation to ``tolerance``
+        (relative) on every probe."""
         return not self.findings
 
     @property
@@ -116,7 +123,8 @@ class Diagnosis:
         head = f"RoPE check (layout {self.layout!r}, dim {self.dim}, base {self.base:g}): "
         if self.ok:
             body = (
-                f"fn is the exact rotation: relative error {_below(self.max_error)} "
+                f"fn is the exact rotation: relative error "
+                f"{_below(self.max_error, self.tolerance)} "
                 f"at positions 0 to {self.positions} ({self.calls} calls)."
             )
             return textwrap.fill(head + "OK.", width) + "\n" + textwrap.fill(body, width)
@@ -135,6 +143,13 @@ def _wrap_block(label: str, message: str, width: int = WIDTH) -> str:
     return "\n".join(out)
 
 
-def _below(value: float) -> str:
-    """The error of an OK report against the verdict's tolerance: never a raw rounding."""
-    return "below 1e-9" if value <= 1e-9 else f"{value:.1e}"
+def _below(value: float, tolerance: float = 1e-9) -> str:
+    """The error of an OK report against the verdict's tolerance: never a raw rounding (an
+    OK report's error is within the tolerance by construction)."""
+    return f"below {format_tolerance(tolerance)}" if value <= tolerance else f"{value:.1e}"
+
+
+def format_tolerance(value: float) -> str:
+    """A tolerance as a reader writes it: 1e-9, 1e-6, 2.5e-7."""
+    text = f"{value:.1e}".replace(".0e", "e").replace("e-0", "e-").replace("e+0", "e+")
+    return text
