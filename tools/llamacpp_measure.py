@@ -78,6 +78,12 @@ COMMON = {
     "tie_word_embeddings": False,
 }
 PLAIN = {"rope_type": "default", "rope_theta": 10000.0}
+YARN_4 = {
+    "rope_type": "yarn",
+    "factor": 4.0,
+    "original_max_position_embeddings": 64,
+    "rope_theta": 10000.0,
+}
 QWEN_VL_ROPE = {"rope_type": "default", "mrope_section": [2, 3, 3], "rope_theta": 1000000.0}
 QWEN3_VL_ROPE = {
     "rope_type": "default",
@@ -118,14 +124,7 @@ MODELS = [
         "llama-yarn",
         "LlamaConfig",
         "LlamaForCausalLM",
-        {
-            "rope_parameters": {
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 64,
-                "rope_theta": 10000.0,
-            }
-        },
+        {"rope_parameters": YARN_4},
         {"rope_parameters": PLAIN},
         "Llama, YaRN factor 4 from 64 positions, no attention factor in the config",
     ),
@@ -135,35 +134,20 @@ MODELS = [
         "LlamaForCausalLM",
         {
             "rope_parameters": {
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 64,
+                **YARN_4,
                 "attention_factor": 1.25,
                 "beta_fast": 16.0,
                 "beta_slow": 2.0,
-                "rope_theta": 10000.0,
             }
         },
         {"rope_parameters": PLAIN},
         "Llama, YaRN with an explicit attention factor 1.25 and betas 16 and 2",
         alternatives={
             "attention factor 1 + 0.1 ln s, the config's betas 16 and 2": {
-                "rope_parameters": {
-                    "rope_type": "yarn",
-                    "factor": 4.0,
-                    "original_max_position_embeddings": 64,
-                    "beta_fast": 16.0,
-                    "beta_slow": 2.0,
-                    "rope_theta": 10000.0,
-                }
+                "rope_parameters": {**YARN_4, "beta_fast": 16.0, "beta_slow": 2.0}
             },
             "attention factor 1 + 0.1 ln s, YaRN's default betas 32 and 1": {
-                "rope_parameters": {
-                    "rope_type": "yarn",
-                    "factor": 4.0,
-                    "original_max_position_embeddings": 64,
-                    "rope_theta": 10000.0,
-                }
+                "rope_parameters": YARN_4
             },
         },
     ),

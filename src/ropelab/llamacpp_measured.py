@@ -51,8 +51,10 @@ def _check_sections(sections: list[int], planes: int) -> None:
         raise ValueError(f"sections must add up to at most planes={planes}, got {sum(sections)}")
 
 
-def imrope_axes_transformers(sections: list[int], planes: int) -> list[str]:
-    """The axis that turns each plane in transformers' interleaved M-RoPE."""
+def _imrope_axes(sections: list[int], planes: int, time_claims_the_rest: bool) -> list[str]:
+    """Height on planes j = 1 (mod 3) below 3 s_h, width on j = 2 (mod 3) below 3 s_w; the
+    rest to time (transformers), or to time only on j = 0 (mod 3) below 3 s_t and to the
+    fourth position otherwise (llama.cpp)."""
     _check_sections(sections, planes)
     axes = []
     for j in range(planes):
@@ -60,26 +62,22 @@ def imrope_axes_transformers(sections: list[int], planes: int) -> list[str]:
             axes.append("height")
         elif j % 3 == 2 and j < 3 * sections[2]:
             axes.append("width")
-        else:
+        elif time_claims_the_rest or (j % 3 == 0 and j < 3 * sections[0]):
             axes.append("time")
+        else:
+            axes.append("fourth")
     return axes
+
+
+def imrope_axes_transformers(sections: list[int], planes: int) -> list[str]:
+    """The axis that turns each plane in transformers' interleaved M-RoPE."""
+    return _imrope_axes(sections, planes, time_claims_the_rest=True)
 
 
 def imrope_axes_llamacpp(sections: list[int], planes: int) -> list[str]:
     """The axis that turns each plane in llama.cpp's interleaved M-RoPE (``"fourth"``: the
     fourth position, 0 for a text token)."""
-    _check_sections(sections, planes)
-    axes = []
-    for j in range(planes):
-        if j % 3 == 1 and j < 3 * sections[1]:
-            axes.append("height")
-        elif j % 3 == 2 and j < 3 * sections[2]:
-            axes.append("width")
-        elif j % 3 == 0 and j < 3 * sections[0]:
-            axes.append("time")
-        else:
-            axes.append("fourth")
-    return axes
+    return _imrope_axes(sections, planes, time_claims_the_rest=False)
 
 
 def unrotated_text_planes(sections: list[int], planes: int) -> list[int]:
