@@ -423,12 +423,17 @@ def transformers_shift_logprobs(
     return torch.log_softmax(logits.float(), dim=-1).numpy().astype(np.float64)
 
 
-def rope_metadata(path: Path) -> tuple[dict[str, Any], dict[str, list[float]]]:
-    """The GGUF file's ``*.rope.*`` keys (and architecture) and its rope tensors."""
-    sys.path.insert(0, str(SOURCE_DIR / "gguf-py"))
+def read_gguf(path: Path):
+    """A ``GGUFReader`` of ``path`` from the ``gguf-py`` of the llama.cpp tree that wrote it."""
+    if str(SOURCE_DIR / "gguf-py") not in sys.path:
+        sys.path.insert(0, str(SOURCE_DIR / "gguf-py"))
     import gguf
 
-    reader = gguf.GGUFReader(path)
+    return gguf.GGUFReader(path)
+
+
+def rope_metadata(reader) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """The GGUF file's ``*.rope.*`` keys (and architecture) and its rope tensors."""
     keys: dict[str, Any] = {}
     for name, item in reader.fields.items():
         if ".rope." in name or name == "general.architecture":
@@ -442,13 +447,9 @@ def rope_metadata(path: Path) -> tuple[dict[str, Any], dict[str, list[float]]]:
     return keys, tensors
 
 
-def query_rows_permuted(spec: TinyModel, model, path: Path) -> bool:
+def query_rows_permuted(spec: TinyModel, model, reader) -> bool:
     """True when the first layer's query rows in the GGUF file are a reordering of
     transformers' rows (llama.cpp's interleaved-pair rope type), False when identical."""
-    sys.path.insert(0, str(SOURCE_DIR / "gguf-py"))
-    import gguf
-
-    reader = gguf.GGUFReader(path)
     stored = next(t for t in reader.tensors if t.name == "blk.0.attn_q.weight")
     weights = model.state_dict()
     ours = next(v for k, v in weights.items() if k.endswith("layers.0.self_attn.q_proj.weight"))
@@ -495,8 +496,9 @@ def largest_difference(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))))
 
 
-def measure(work: Path) -> dict[str, Any]:
-    """Build, convert and run every tiny model; return the record."""
+def measure(work: Path) -> tuple[dict[str, Any], dict[str, float]]:
+    """Build, convert and run every tiny model; return the record and the seconds the
+    conversion and the runs took (not part of the record: they depend on the machine)."""
     if not (SOURCE_DIR / "convert_hf_to_gguf.py").exists():
         raise SystemExit("llama.cpp is not set up: run `make llamacpp` first")
     tokens = token_ids(TOKENS)
@@ -551,13 +553,14 @@ def measure(work: Path) -> dict[str, Any]:
         model = models[spec.name]
         ours = transformers_logprobs(model, tokens)
         theirs = np.array(result["logprobs"], dtype=np.float64)
-        keys, tensors = rope_metadata(work / f"{spec.name}.gguf")
+        reader = read_gguf(work / f"{spec.name}.gguf")
+        keys, tensors = rope_metadata(reader)
         entry: dict[str, Any] = {
             "note": spec.note,
             "config": spec.fields,
             "gguf_keys": keys,
             "gguf_rope_tensors": tensors,
-            "query_rows_permuted": query_rows_permuted(spec, model, work / f"{spec.name}.gguf"),
+            "query_rows_permuted": query_rows_permuted(spec, model, reader),
             "max_logprob_difference": largest_difference(theirs, ours),
             # position 0 is rotated by the identity: what differs there is not rope
             "max_logprob_difference_position_0": largest_difference(theirs[0], ours[0]),
