@@ -15,7 +15,6 @@ line or the field.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -74,7 +73,7 @@ def description_to_dict(description: RopeDescription, config: Any = None) -> dic
     With ``config`` and the ``gguf`` package, a ``"gguf"`` entry holds the GGUF rope metadata
     (keys, tensors as lists, notes).
     """
-    out = _plain(dataclasses.asdict(description))
+    out = _plain(description.to_dict())
     for layer in out["layers"]:
         layer["parameters"] = {name: value for name, value in layer["parameters"]}
     if config is not None:

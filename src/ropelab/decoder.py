@@ -30,10 +30,12 @@ from .config_fields import normalize_config
 from .core import inv_freq
 from .describe import describe_config
 from .gguf_meta import gguf_rope_metadata
+from .rope_config import ROPE_TYPES
 
 __all__ = ["WARNINGS", "decode_config", "decode_text", "gguf_keys"]
 
-#: Warning codes and what they flag.
+#: Warning codes and what they flag. The first four are per layer: a rope type's record lists
+#: those its layers can raise (:attr:`ropelab.rope_config.RopeType.layer_warnings`).
 WARNINGS = {
     "factor-vs-lengths": "factor differs from max_position_embeddings / original length",
     "no-op-block": "a scaling block with factor 1 changes nothing",
@@ -85,9 +87,10 @@ def _warnings(raw: Any, record: dict[str, Any]) -> list[list[str]]:
     text = raw.get("text_config") if isinstance(raw.get("text_config"), dict) else raw
     for layer in record["layers"]:
         kind, factor, original = layer["rope_type"], layer["factor"], layer["original_length"]
+        checks = ROPE_TYPES[kind].layer_warnings
         where = "" if layer["layer_type"] == "all" else f" ({layer['layer_type']})"
         declared = record["max_position_embeddings"]
-        if kind in ("yarn", "longrope", "llama3") and factor and original and declared:
+        if "factor-vs-lengths" in checks and factor and original and declared:
             if abs(declared / original - factor) > 1e-9 * factor and declared != original:
                 out.append(
                     [
@@ -97,10 +100,10 @@ def _warnings(raw: Any, record: dict[str, Any]) -> list[list[str]]:
                         "engines that size their tables from one or the other disagree",
                     ]
                 )
-        if kind != "default" and factor == 1 and kind != "proportional":
+        if "no-op-block" in checks and factor == 1:
             out.append(["no-op-block", f"{kind} with factor 1{where}: the block changes nothing"])
         params = dict(layer["parameters"])
-        if kind == "yarn" and params.get("truncate") is False:
+        if "yarn-truncate" in checks and params.get("truncate") is False:
             out.append(
                 [
                     "yarn-truncate",
@@ -108,7 +111,7 @@ def _warnings(raw: Any, record: dict[str, Any]) -> list[list[str]]:
                     "that round the ramp's ends compute other frequencies",
                 ]
             )
-        if kind == "dynamic":
+        if "dynamic-cache" in checks:
             out.append(
                 [
                     "dynamic-cache",

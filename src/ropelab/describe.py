@@ -18,14 +18,15 @@ of the book.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .config_fields import LayerRope, QueryTemperature, RopeFields, normalize_config
-from .rope_config import frequencies_from_config
+from .config_fields import LayerRope, RopeFields, normalize_config
+from .rope_config import ROPE_TYPES, frequencies_from_config
 
 __all__ = ["LayerDescription", "RopeDescription", "describe_config", "plane_kinds"]
 
@@ -125,14 +126,19 @@ class LayerDescription:
 class RopeDescription:
     """What a config's rotary embedding does, as :func:`describe_config` decodes it.
 
+    It holds the normalised :class:`ropelab.config_fields.RopeFields` (``fields``) and reads
+    every attribute of it through (all but ``layers``, which this record replaces by its
+    per-layer-type descriptions), so a field added to ``RopeFields`` is an attribute here too.
+
     Attributes:
         name: the model (from the config's ``_source`` or ``_name_or_path``) or its type.
-        model_type: the text model's type.
+        fields: the normalised fields it describes.
+        layers: one :class:`LayerDescription` per layer type.
+        model_type: the text model's type (from ``fields``, as every attribute below).
         spelling: ``"transformers 4"`` or ``"transformers 5"``.
         head_dim: query/key head size.
         num_heads, num_kv_heads, num_layers: as in the config.
         max_position_embeddings: the declared context length.
-        layers: one :class:`LayerDescription` per layer type.
         nope_layers: layers without any rotary embedding.
         softmax_scale: factor on :math:`1/\\sqrt{d}` (1 unless DeepSeek-style YaRN).
         query_temperature: the position-dependent query factor, if any.
@@ -141,19 +147,21 @@ class RopeDescription:
     """
 
     name: str
-    model_type: str
-    spelling: str
-    head_dim: int
-    num_heads: int | None
-    num_kv_heads: int | None
-    num_layers: int | None
-    max_position_embeddings: int | None
+    fields: RopeFields
     layers: tuple[LayerDescription, ...]
-    nope_layers: tuple[int, ...]
-    softmax_scale: float
-    query_temperature: QueryTemperature | None
-    notes: tuple[str, ...]
-    nope_reasons: tuple[str, ...] = ()
+
+    def __getattr__(self, attribute: str) -> Any:
+        """The attributes of ``fields`` (:data:`_FROM_FIELDS`), read through."""
+        if attribute in _FROM_FIELDS:
+            return getattr(self.fields, attribute)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``name``, then every field of ``fields`` in order, ``layers`` as described here
+        (the layout ``dataclasses.asdict`` gave when the fields were copied)."""
+        out: dict[str, Any] = {"name": self.name, **dataclasses.asdict(self.fields)}
+        out["layers"] = [dataclasses.asdict(layer) for layer in self.layers]
+        return out
 
     def __str__(self) -> str:
         lines = [self.name]
@@ -189,6 +197,10 @@ class RopeDescription:
         return "\n".join(lines)
 
 
+#: The attributes a :class:`RopeDescription` reads from its ``RopeFields``: all but ``layers``.
+_FROM_FIELDS = frozenset(f.name for f in dataclasses.fields(RopeFields)) - {"layers"}
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -215,7 +227,8 @@ def _method_parameters(flat: dict[str, Any], original: int | None) -> tuple[tupl
     """The method's parameters, then multi-axis (M-RoPE) sections where the dict has them:
     ``mrope_section`` (planes per axis: time, height, width) and whether the axes are
     interleaved plane by plane (``mrope_interleaved``, Qwen3-VL) or in blocks (Qwen2-VL)."""
-    out = _type_parameters(flat, original)
+    record = ROPE_TYPES[flat["rope_type"]]
+    out = tuple(pair for shown in record.described for pair in shown.pairs(flat, original))
     sections = flat.get("mrope_section")
     if sections:
         out += (
@@ -225,49 +238,19 @@ def _method_parameters(flat: dict[str, Any], original: int | None) -> tuple[tupl
     return out
 
 
-def _type_parameters(flat: dict[str, Any], original: int | None) -> tuple[tuple[str, Any], ...]:
-    kind = flat["rope_type"]
-    if kind == "yarn":
-        out: list[tuple[str, Any]] = [
-            ("beta_fast", flat.get("beta_fast") or 32),
-            ("beta_slow", flat.get("beta_slow") or 1),
-        ]
-        if "truncate" in flat:
-            out.append(("truncate", bool(flat["truncate"])))
-        for key in ("mscale", "mscale_all_dim"):
-            if flat.get(key) is not None:
-                out.append((key, flat[key]))
-        return tuple(out)
-    if kind == "llama3":
-        low, high = float(flat["low_freq_factor"]), float(flat["high_freq_factor"])
-        return (
-            ("low_freq_factor", low),
-            ("high_freq_factor", high),
-            ("kept below wavelength", original / high),
-            ("divided above", original / low),
-        )
-    if kind == "longrope":
-        short = np.asarray(flat["short_factor"], dtype=np.float64)
-        long = np.asarray(flat["long_factor"], dtype=np.float64)
-        return (
-            ("short factors", f"{short.min():.2f}..{short.max():.2f}"),
-            ("long factors", f"{long.min():.2f}..{long.max():.2f}"),
-        )
-    if kind == "proportional":
-        return (("rotated fraction", flat.get("partial_rotary_factor", 1.0)),)
-    return ()
-
-
 def _describe_layer(entry: LayerRope, seq_len: int | None) -> LayerDescription:
     flat = entry.rope_parameters
     inv, attention = frequencies_from_config(entry.config, seq_len)
-    reference_params = {
-        "rope_type": "default",
-        "rope_theta": flat["rope_theta"],
-        "partial_rotary_factor": flat.get("partial_rotary_factor", 1.0),
-    }
-    if flat["rope_type"] == "proportional":
+    kind = flat["rope_type"]
+    record = ROPE_TYPES[kind]  # frequencies_from_config has checked the name
+    if record.reference == "factor_one":
         reference_params = dict(flat, factor=1.0)
+    else:  # "plain"
+        reference_params = {
+            "rope_type": "default",
+            "rope_theta": flat["rope_theta"],
+            "partial_rotary_factor": flat.get("partial_rotary_factor", 1.0),
+        }
     reference = dict(entry.config, rope_parameters=reference_params)
     reference.pop("original_max_position_embeddings", None)
     theta, _ = frequencies_from_config(reference)
@@ -275,14 +258,13 @@ def _describe_layer(entry: LayerRope, seq_len: int | None) -> LayerDescription:
         "original_max_position_embeddings"
     )
     factor = flat.get("factor")
-    kind = flat["rope_type"]
-    if kind in ("yarn", "longrope") and factor is None:
+    if not record.original_length:
+        original = None
+    elif factor is None:  # null or missing: max / original, as rope_spec_from_config reads it
         max_len = entry.config.get("max_position_embeddings")
         factor = None if (max_len is None or original is None) else max_len / original
-    if kind == "default":
-        factor, original = None, None
-    elif kind in ("linear", "dynamic", "proportional"):
-        original = None
+    if record.factor is None:
+        factor = None
     labels = plane_kinds(theta, inv, None if factor is None else float(factor))
     rotating = inv > 0
     return LayerDescription(
@@ -344,19 +326,4 @@ def describe_config(config: Any, seq_len: int | None = None) -> RopeDescription:
         layers = tuple(_describe_layer(entry, seq_len) for entry in fields.layers)
     except ValueError as error:  # name the key the released file uses
         raise ValueError(_released_key(config, str(error))) from None
-    return RopeDescription(
-        name=_name(config, fields),
-        model_type=fields.model_type,
-        spelling=fields.spelling,
-        head_dim=fields.head_dim,
-        num_heads=fields.num_heads,
-        num_kv_heads=fields.num_kv_heads,
-        num_layers=fields.num_layers,
-        max_position_embeddings=fields.max_position_embeddings,
-        layers=layers,
-        nope_layers=fields.nope_layers,
-        softmax_scale=fields.softmax_scale,
-        query_temperature=fields.query_temperature,
-        notes=fields.notes,
-        nope_reasons=fields.nope_reasons,
-    )
+    return RopeDescription(name=_name(config, fields), fields=fields, layers=layers)

@@ -43,7 +43,7 @@ import numpy as np
 from ._checks import check_count
 from .config_fields import normalize_config
 from .core import inv_freq
-from .rope_config import RopeSpec, dynamic_ntk_base, rope_spec_from_config
+from .rope_config import ROPE_TYPES, RopeSpec, dynamic_ntk_base, rope_spec_from_config
 
 __all__ = [
     "flash_rotary_reference",
@@ -57,8 +57,10 @@ def vllm_max_model_len(config: Any) -> int:
     """The context length vLLM serves a config at by default (no ``--max-model-len``).
 
     vLLM's rule (``_get_and_verify_max_len`` in ``vllm/config/model.py``, commit 18ec6629),
-    without a tokenizer's ``model_max_length``: start from ``max_position_embeddings``; for
-    every rope group whose type is not LongRoPE or Llama 3.1 scaling take its ``factor``
+    without a tokenizer's ``model_max_length``, by each rope type's
+    :attr:`ropelab.rope_config.RopeType.vllm_max_len`: start from
+    ``max_position_embeddings``; for every rope group whose type is not LongRoPE or Llama 3.1
+    scaling take its ``factor``
     (a YaRN group also replaces the length by its ``original_max_position_embeddings``) and
     multiply; Gemma 3 and 3n are left unscaled (their declared length is already the
     extended one). With LongRoPE the default is the *original* length.
@@ -68,31 +70,41 @@ def vllm_max_model_len(config: Any) -> int:
     if length is None:
         raise ValueError("max_position_embeddings is required to derive vLLM's max_model_len")
     groups = [entry.rope_parameters for entry in fields.layers]
+    rules = [_vllm_max_len_rule(params["rope_type"]) for params in groups]
     if "gemma3" not in fields.model_type:
         factor = 1.0
-        for params in groups:
-            if params["rope_type"] not in ("longrope", "llama3"):
+        for params, rule in zip(groups, rules, strict=True):
+            if rule in ("scaled", "original_scaled"):
                 factor = params.get("factor") or factor
-                if params["rope_type"] == "yarn":
+                if rule == "original_scaled":
                     length = params["original_max_position_embeddings"]
         length = length * factor
-    if any(params["rope_type"] == "longrope" for params in groups):
+    if "original" in rules:
         top = (config.get("text_config") or config) if isinstance(config, dict) else {}
         return int(top.get("original_max_position_embeddings", length))
     return int(length)
 
 
+def _vllm_max_len_rule(rope_type: str) -> str:
+    """:attr:`ropelab.rope_config.RopeType.vllm_max_len` of a rope type; ``"scaled"`` (vLLM's
+    branch for every other type) for a name that is no rope type."""
+    record = ROPE_TYPES.get(rope_type)
+    return "scaled" if record is None else record.vllm_max_len
+
+
 def vllm_cache_length(config: Any) -> int:
     """The number of positions in vLLM's cos/sin table for a config's (main) rope dict.
 
-    YaRN and DeepSeek's YaRN: ``original_max_position_embeddings * factor``; dynamic NTK:
+    By the rope type's :attr:`ropelab.rope_config.RopeType.vllm_cache`: YaRN and DeepSeek's
+    YaRN: ``original_max_position_embeddings * factor``; dynamic NTK:
     ``max_position_embeddings * factor``; the other types: ``max_position_embeddings``.
     """
     spec = config if isinstance(config, RopeSpec) else rope_spec_from_config(config)
     max_len = check_count(spec.max_position_embeddings, "max_position_embeddings")
-    if spec.rope_type == "yarn":
+    rule = ROPE_TYPES[spec.rope_type].vllm_cache
+    if rule == "original_scaled":
         return int(spec.original_max_position_embeddings * spec.factor)
-    if spec.rope_type == "dynamic":
+    if rule == "max_scaled":
         return int(max_len * spec.factor)
     return max_len
 

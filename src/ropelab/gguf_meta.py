@@ -56,16 +56,16 @@ loader in ``src/llama-model.cpp``, ``src/llama-context.cpp``, ``src/models/deeps
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .config_fields import as_mapping, normalize_config
+from .config_fields import LEGACY_TYPE_NAMES, as_mapping, normalize_config
 from .core import inv_freq
-from .rope_config import RopeSpec, frequencies_from_config
+from .rope_config import ROPE_TYPES, RopeSpec, RopeType, frequencies_from_config
 
 __all__ = [
     "ARCHITECTURES",
@@ -307,26 +307,33 @@ def _head(hparams: Mapping[str, Any]) -> int:
     return int(hparams["hidden_size"]) // int(hparams["num_attention_heads"])
 
 
-def _llama3_divisors(main: Mapping[str, Any], dim: int) -> np.ndarray:
-    """LlamaModel.generate_extra_tensors: 1 above the high-frequency wavelength bound, the
-    factor below the low one, the smooth blend between (float32, as the converter writes)."""
-    base = float(main.get("rope_theta", 10000.0))
-    factor = float(main.get("factor", 8.0))
-    low = float(main.get("low_freq_factor", 1.0))
-    high = float(main.get("high_freq_factor", 4.0))
-    original = float(main.get("original_max_position_embeddings", 8192))
-    freqs = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim))
-    out = []
-    for freq in freqs.astype(np.float64):
-        wavelength = 2 * math.pi / freq
-        if wavelength < original / high:
-            out.append(1.0)
-        elif wavelength > original / low:
-            out.append(factor)
-        else:
-            smooth = (original / wavelength - low) / (high - low)
-            out.append(1 / ((1 - smooth) / factor + smooth))
-    return np.asarray(out, dtype=np.float32)
+def _rope_record(name: Any) -> RopeType | None:
+    """The record of a rope type as the converter reads the name (legacy names such as
+    ``"su"`` as transformers reads them); None for a name that is no rope type."""
+    if not isinstance(name, str):
+        return None
+    return ROPE_TYPES.get(LEGACY_TYPE_NAMES.get(name, name))
+
+
+def _scaling_keys(
+    record: RopeType, main: Mapping[str, Any], put: Callable[[str, Any, type], None], notes: list
+) -> None:
+    """``TextModel.set_gguf_parameters``' scaling keys for a rope type (conversion/base.py):
+    nothing unless every ``"gate"`` key is set, then ``.scaling.type`` and the record's
+    :class:`ropelab.rope_config.GGUFKey` entries in order; the record's note."""
+    if record.gguf_note is not None:
+        notes.append(record.gguf_note)
+    if record.gguf_scaling_type is None:
+        return
+    if any(key.when == "gate" and key.value(main) is None for key in record.gguf_keys):
+        return
+    put("SCALING_TYPE", record.gguf_scaling_type, str)
+    for key in record.gguf_keys:
+        value = key.value(main)
+        if value is not None:
+            put(key.name, value, int if key.kind == "int" else float)
+        elif key.when == "needed":
+            notes.append(f"{record.title} without {key.reads[0]}: the converter stops")
 
 
 def gguf_rope_metadata(config: Any) -> GGUFRope:
@@ -357,32 +364,9 @@ def gguf_rope_metadata(config: Any) -> GGUFRope:
         values[_key(arch, name)] = kind(value)
 
     if arch not in _OWN_KEYS:  # TextModel.set_gguf_parameters (conversion/base.py)
-        factor = main.get("factor")
-        if rope_type == "linear" and factor is not None:
-            put("SCALING_TYPE", "linear", str)
-            put("SCALING_FACTOR", factor, float)
-        elif rope_type == "yarn" and factor is not None:
-            put("SCALING_TYPE", "yarn", str)
-            put("SCALING_FACTOR", factor, float)
-            if main.get("original_max_position_embeddings") is None:
-                notes.append("YaRN without original_max_position_embeddings: the converter stops")
-            else:
-                put("SCALING_ORIG_CTX_LEN", main["original_max_position_embeddings"], int)
-            if main.get("extrapolation_factor") is not None:
-                put("SCALING_YARN_EXT_FACTOR", main["extrapolation_factor"], float)
-            attention = main.get("attention_factor", main.get("attn_factor"))
-            if attention is not None:
-                put("SCALING_YARN_ATTN_FACTOR", attention, float)
-            if main.get("beta_fast") is not None:
-                put("SCALING_YARN_BETA_FAST", main["beta_fast"], float)
-            if main.get("beta_slow") is not None:
-                put("SCALING_YARN_BETA_SLOW", main["beta_slow"], float)
-        elif rope_type in ("su", "longrope"):
-            put("SCALING_TYPE", "longrope", str)
-        elif rope_type == "dynamic":
-            notes.append("dynamic NTK has no GGUF scaling type: llama.cpp runs it unscaled")
-        elif rope_type == "proportional":
-            notes.append("proportional RoPE (Gemma 4) has no GGUF scaling type")
+        record = _rope_record(rope_type)
+        if record is not None:
+            _scaling_keys(record, main, put, notes)
         if "mrope_section" in params:
             sections = [int(x) for x in params["mrope_section"]]
             put("DIMENSION_SECTIONS", [*sections, 0, 0, 0, 0][:4], list)
@@ -400,8 +384,9 @@ def gguf_rope_metadata(config: Any) -> GGUFRope:
         put("FREQ_BASE", 1_000_000.0 if theta is None else theta, float)
     elif arch in _LLAMA_CLASSES:
         put("DIMENSION_COUNT", _head(hparams), int)
-        if str(rope_type or "").lower() == "llama3" and main:
-            tensors["rope_freqs.weight"] = _llama3_divisors(main, _head(hparams))
+        record = _rope_record(str(rope_type or "").lower())
+        if record is not None and record.gguf_tensor_values is not None and main:
+            tensors[record.gguf_tensor] = record.gguf_tensor_values(main, _head(hparams))
         if arch == "mistral3" and hparams.get("model_type") == "ministral3":
             if params.get("mscale_all_dim") is not None:
                 put("SCALING_YARN_LOG_MUL", params["mscale_all_dim"], float)
@@ -483,10 +468,10 @@ def _phi3(hparams, params, main, put, tensors, notes) -> None:
     if not long:
         return
     scale = float(longest) / float(original)
-    kind = str(params.get("rope_type", "")).lower()
-    if kind in ("su", "longrope"):
+    record = _rope_record(str(params.get("rope_type", "")).lower())
+    if record is not None and record.default_attention == "longrope":
         attention = math.sqrt(1 + math.log(scale) / math.log(original)) if scale > 1 else 1.0
-    else:  # "yarn"
+    else:  # the YaRN formula (the converter's other branch)
         attention = 0.1 * math.log(scale) + 1.0 if scale > 1 else 1.0
     put("SCALING_ATTN_FACTOR", attention, float)
     if not isinstance(long, list) or not isinstance(short, list):

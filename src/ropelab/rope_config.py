@@ -60,6 +60,8 @@ from .partial_rotary import p_rope_frequencies
 __all__ = [
     "DEFAULT_ROPE_THETA",
     "ROPE_TYPES",
+    "DescribedParameter",
+    "GGUFKey",
     "RopeSpec",
     "RopeType",
     "default_frequencies",
@@ -946,12 +948,131 @@ def _read_yarn(params: Mapping[str, Any], where: str) -> dict[str, Any]:
     }
 
 
+def _llama3_gguf_divisors(params: Mapping[str, Any], dim: int) -> np.ndarray:
+    r"""The per-plane divisors llama.cpp's Llama converter stores as ``rope_freqs.weight``.
+
+    .. math:: f_i = \frac{\theta_i}{\theta'_i} = \begin{cases}
+        1 & \lambda_i < L_{\text{orig}}/f_{\text{high}}\\
+        s & \lambda_i > L_{\text{orig}}/f_{\text{low}}\\
+        1 / ((1 - \gamma_i)/s + \gamma_i) & \text{otherwise}\end{cases}
+
+    with :math:`\theta_i` computed in float32 as the converter does, and the converter's
+    defaults for missing keys (base 10,000, *s* = 8, :math:`f_{\text{low}}` = 1,
+    :math:`f_{\text{high}}` = 4, :math:`L_{\text{orig}}` = 8192); float32 out. Source:
+    ``LlamaModel.generate_extra_tensors`` in ``conversion/llama.py`` of llama.cpp release
+    v0.4.0 (:mod:`ropelab.gguf_meta`). Explained in chapter 8A of the book.
+    """
+    base = float(params.get("rope_theta", 10000.0))
+    factor = float(params.get("factor", 8.0))
+    low = float(params.get("low_freq_factor", 1.0))
+    high = float(params.get("high_freq_factor", 4.0))
+    original = float(params.get("original_max_position_embeddings", 8192))
+    freqs = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim))
+    out = []
+    for freq in freqs.astype(np.float64):
+        wavelength = 2 * math.pi / freq
+        if wavelength < original / high:
+            out.append(1.0)
+        elif wavelength > original / low:
+            out.append(factor)
+        else:
+            smooth = (original / wavelength - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.asarray(out, dtype=np.float32)
+
+
 FrequencyFunction = Callable[[RopeSpec, int | None], tuple[np.ndarray, float]]
+
+ParameterRule = Literal["value", "or_default", "bool_if_present", "if_set", "float", "range"]
+"""How :class:`DescribedParameter` shows a key (its ``rule``)."""
+
+
+@dataclass(frozen=True)
+class DescribedParameter:
+    """One parameter a rope type's description lists: ``(label, value)`` read off the flat
+    rope dict by a named rule (plain data, so the browser decoder can apply the same rules).
+
+    Attributes:
+        label: the name shown (``"beta_fast"``, ``"kept below wavelength"``).
+        key: the rope dict's key it reads.
+        rule: ``"value"``: ``flat.get(key, default)``; ``"or_default"``: ``flat.get(key) or
+            default`` (missing, null and 0 mean the default); ``"bool_if_present"``:
+            ``bool(flat[key])``, shown only when the key is there; ``"if_set"``: the value,
+            shown only when it is not null; ``"float"``: ``float(flat[key])``; ``"range"``:
+            ``"min..max"`` of a list, two decimals.
+        default: the value of ``"value"`` and ``"or_default"`` when the key gives none.
+        over_original: show :math:`L_{\\text{orig}} / v` instead of the value *v* (Llama 3.1's
+            wavelength edges :math:`L_{\\text{orig}}/f_{\\text{high}}` and
+            :math:`L_{\\text{orig}}/f_{\\text{low}}`).
+    """
+
+    label: str
+    key: str
+    rule: ParameterRule = "value"
+    default: float | int | None = None
+    over_original: bool = False
+
+    def pairs(self, flat: Mapping[str, Any], original: int | None) -> tuple[tuple[str, Any], ...]:
+        """``((label, value),)``, or ``()`` when the rule shows nothing for ``flat``."""
+        rule, key = self.rule, self.key
+        if rule == "value":
+            value = flat.get(key, self.default)
+        elif rule == "or_default":
+            value = flat.get(key) or self.default
+        elif rule == "bool_if_present":
+            if key not in flat:
+                return ()
+            value = bool(flat[key])
+        elif rule == "if_set":
+            if flat.get(key) is None:
+                return ()
+            value = flat[key]
+        elif rule == "float":
+            value = float(flat[key])
+        else:  # "range"
+            array = np.asarray(flat[key], dtype=np.float64)
+            value = f"{array.min():.2f}..{array.max():.2f}"
+        if self.over_original:
+            value = original / value
+        return ((self.label, value),)
+
+
+@dataclass(frozen=True)
+class GGUFKey:
+    """One ``{arch}.rope.scaling.*`` key llama.cpp's converter writes for a rope type
+    (``TextModel.set_gguf_parameters``, ``conversion/base.py`` of llama.cpp release v0.4.0).
+
+    Attributes:
+        name: the ``gguf.Keys.Rope`` name (:data:`ropelab.gguf_meta.ROPE_KEYS`).
+        reads: the rope dict's keys, tried in order: the first one *present* gives the value
+            (``attention_factor``, else ``attn_factor``).
+        kind: ``"float"`` or ``"int"``: how the value is written.
+        when: ``"gate"``: the type writes no scaling key at all unless this value is set
+            (YaRN and linear without ``factor``); ``"needed"``: written when set, and when not
+            the converter stops (a note "<title> without <key>: the converter stops");
+            ``"given"``: written only when the config spells it.
+    """
+
+    name: str
+    reads: tuple[str, ...]
+    kind: Literal["float", "int"] = "float"
+    when: Literal["gate", "needed", "given"] = "given"
+
+    def value(self, params: Mapping[str, Any]) -> Any:
+        """The value of the first key of ``reads`` present in ``params`` (None: none is)."""
+        for key in self.reads:
+            if key in params:
+                return params[key]
+        return None
 
 
 @dataclass(frozen=True, kw_only=True)
 class RopeType:
-    """One rope type: how to read it from a config and how to compute its frequencies.
+    r"""One rope type: how to read it from a config, compute its frequencies, describe it and
+    what engines do with it. Everything that differs between rope types is a field here:
+    :mod:`ropelab.describe`, :mod:`ropelab.decoder`, :mod:`ropelab.gguf_meta` and
+    :mod:`ropelab.engines` read the fields and never switch on the name. Every field but the
+    callables is plain data (the browser decoder receives them as JSON).
 
     Attributes:
         name: the ``rope_type`` of the config.
@@ -959,8 +1080,11 @@ class RopeType:
         frequencies: ``(spec, seq_len) -> (inv_freq, attention_factor)``.
         factor: how the type reads ``factor``: ``"required"`` (a number), ``"nullable"`` (the
             key must be there, null means max / original length), ``"optional"`` or ``None``
-            (not read).
+            (not read). The description shows a factor exactly when it is not ``None``.
         original_length: it has a pre-extension length ``original_max_position_embeddings``.
+            The description shows it (and the decoder the extended length, original ×
+            factor) exactly for these types, and a null or missing factor is derived as
+            ``max_position_embeddings / original_max_position_embeddings``.
         needs_max_length: it needs ``max_position_embeddings``.
         required, optional: further keys of the rope dict it reads, copied into the spec.
         read: reads keys that need their own rules (``(params, where) -> fields``).
@@ -968,6 +1092,36 @@ class RopeType:
             ``"longest_seen"`` (they follow the longest *L* seen, and return to the originals
             once *L* is back within ``max_position_embeddings``: dynamic NTK); ``"current"``
             (they follow *L* itself: LongRoPE's short and long factors).
+        described: the parameters the description lists after the factor and lengths, in
+            order (:class:`DescribedParameter`).
+        reference: what the description compares the frequencies with, plane by plane:
+            ``"plain"``, plain RoPE :math:`\beta^{-2i/d}` of the same base and rotated
+            fraction; ``"factor_one"``, the same type with ``factor`` 1 (p-RoPE, whose
+            unrotated planes must stay 0 in the reference).
+        default_attention: the attention factor when the config gives none: ``"one"``;
+            ``"yarn"``, :math:`0.1 \ln s + 1` (Peng et al. 2023, arXiv 2309.00071);
+            ``"longrope"``, :math:`\sqrt{1 + \ln s / \ln L_{\text{orig}}}` (Ding et al. 2024,
+            arXiv 2402.13753); both 1 for :math:`s \le 1`. llama.cpp's Phi-3 converter
+            writes it as ``.scaling.attn_factor``.
+        layer_warnings: the codes of :data:`ropelab.decoder.WARNINGS` a layer of this type
+            can raise (``"factor-vs-lengths"``, ``"no-op-block"``, ``"yarn-truncate"``,
+            ``"dynamic-cache"``); the decoder checks each listed code's condition.
+        gguf_scaling_type: the ``{arch}.rope.scaling.type`` llama.cpp's converter writes
+            (``"linear"``, ``"yarn"``, ``"longrope"``), ``None`` for none.
+        gguf_keys: the ``{arch}.rope.scaling.*`` keys written after the type, in order
+            (:class:`GGUFKey`).
+        gguf_note: what the decoder notes when GGUF cannot hold the type (``None``: nothing).
+        gguf_tensor: the per-plane tensor llama.cpp's Llama converter classes write for the
+            type (``"rope_freqs.weight"`` for Llama 3.1 scaling), ``None`` for none.
+        gguf_tensor_values: ``(rope dict, head size) -> float32 divisors`` of that tensor.
+        vllm_max_len: how vLLM's default ``max_model_len`` treats a rope group of this type
+            (``_get_and_verify_max_len``, ``vllm/config/model.py``, commit 18ec6629):
+            ``"scaled"``, :math:`L_{\max}\cdot s`; ``"original_scaled"``,
+            :math:`L_{\text{orig}}\cdot s`; ``"unscaled"``, :math:`L_{\max}`; ``"original"``,
+            the config's top-level :math:`L_{\text{orig}}` (LongRoPE).
+        vllm_cache: the positions of vLLM's cos/sin table (``get_rope``'s classes):
+            ``"max"``, :math:`L_{\max}`; ``"max_scaled"``, :math:`L_{\max}\cdot s` (dynamic
+            NTK); ``"original_scaled"``, :math:`L_{\text{orig}}\cdot s` (YaRN).
     """
 
     name: str
@@ -980,6 +1134,17 @@ class RopeType:
     optional: tuple[str, ...] = ()
     read: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = None
     length_policy: Literal["none", "longest_seen", "current"] = "none"
+    described: tuple[DescribedParameter, ...] = ()
+    reference: Literal["plain", "factor_one"] = "plain"
+    default_attention: Literal["one", "yarn", "longrope"] = "one"
+    layer_warnings: tuple[str, ...] = ()
+    gguf_scaling_type: str | None = None
+    gguf_keys: tuple[GGUFKey, ...] = ()
+    gguf_note: str | None = None
+    gguf_tensor: str | None = None
+    gguf_tensor_values: Callable[[Mapping[str, Any], int], np.ndarray] | None = None
+    vllm_max_len: Literal["scaled", "original_scaled", "unscaled", "original"] = "scaled"
+    vllm_cache: Literal["max", "max_scaled", "original_scaled"] = "max"
 
     @property
     def length_dependent(self) -> bool:
@@ -999,6 +1164,9 @@ ROPE_TYPES: dict[str, RopeType] = {
             title="position interpolation",
             frequencies=linear_frequencies,
             factor="required",
+            layer_warnings=("no-op-block",),
+            gguf_scaling_type="linear",
+            gguf_keys=(GGUFKey("SCALING_FACTOR", ("factor",), when="gate"),),
         ),
         RopeType(
             name="dynamic",
@@ -1007,6 +1175,9 @@ ROPE_TYPES: dict[str, RopeType] = {
             factor="required",
             needs_max_length=True,
             length_policy="longest_seen",
+            layer_warnings=("no-op-block", "dynamic-cache"),
+            gguf_note="dynamic NTK has no GGUF scaling type: llama.cpp runs it unscaled",
+            vllm_cache="max_scaled",
         ),
         RopeType(
             name="yarn",
@@ -1016,6 +1187,28 @@ ROPE_TYPES: dict[str, RopeType] = {
             original_length=True,
             optional=("attention_factor", "mscale", "mscale_all_dim"),
             read=_read_yarn,
+            described=(
+                DescribedParameter("beta_fast", "beta_fast", "or_default", 32),
+                DescribedParameter("beta_slow", "beta_slow", "or_default", 1),
+                DescribedParameter("truncate", "truncate", "bool_if_present"),
+                DescribedParameter("mscale", "mscale", "if_set"),
+                DescribedParameter("mscale_all_dim", "mscale_all_dim", "if_set"),
+            ),
+            default_attention="yarn",
+            layer_warnings=("factor-vs-lengths", "no-op-block", "yarn-truncate"),
+            gguf_scaling_type="yarn",
+            gguf_keys=(
+                GGUFKey("SCALING_FACTOR", ("factor",), when="gate"),
+                GGUFKey(
+                    "SCALING_ORIG_CTX_LEN", ("original_max_position_embeddings",), "int", "needed"
+                ),
+                GGUFKey("SCALING_YARN_EXT_FACTOR", ("extrapolation_factor",)),
+                GGUFKey("SCALING_YARN_ATTN_FACTOR", ("attention_factor", "attn_factor")),
+                GGUFKey("SCALING_YARN_BETA_FAST", ("beta_fast",)),
+                GGUFKey("SCALING_YARN_BETA_SLOW", ("beta_slow",)),
+            ),
+            vllm_max_len="original_scaled",
+            vllm_cache="original_scaled",
         ),
         RopeType(
             name="longrope",
@@ -1026,6 +1219,14 @@ ROPE_TYPES: dict[str, RopeType] = {
             required=("short_factor", "long_factor"),
             optional=("attention_factor",),
             length_policy="current",
+            described=(
+                DescribedParameter("short factors", "short_factor", "range"),
+                DescribedParameter("long factors", "long_factor", "range"),
+            ),
+            default_attention="longrope",
+            layer_warnings=("factor-vs-lengths", "no-op-block"),
+            gguf_scaling_type="longrope",
+            vllm_max_len="original",
         ),
         RopeType(
             name="llama3",
@@ -1034,17 +1235,35 @@ ROPE_TYPES: dict[str, RopeType] = {
             factor="required",
             original_length=True,
             required=("low_freq_factor", "high_freq_factor"),
+            described=(
+                DescribedParameter("low_freq_factor", "low_freq_factor", "float"),
+                DescribedParameter("high_freq_factor", "high_freq_factor", "float"),
+                DescribedParameter(
+                    "kept below wavelength", "high_freq_factor", "float", over_original=True
+                ),
+                DescribedParameter("divided above", "low_freq_factor", "float", over_original=True),
+            ),
+            layer_warnings=("factor-vs-lengths", "no-op-block"),
+            gguf_tensor="rope_freqs.weight",
+            gguf_tensor_values=_llama3_gguf_divisors,
+            vllm_max_len="unscaled",
         ),
         RopeType(
             name="proportional",
             title="proportional RoPE (p-RoPE)",
             frequencies=proportional_frequencies,
             factor="optional",
+            described=(
+                DescribedParameter("rotated fraction", "partial_rotary_factor", "value", 1.0),
+            ),
+            reference="factor_one",
+            gguf_note="proportional RoPE (Gemma 4) has no GGUF scaling type",
         ),
     )
 }
 """Rope type → its :class:`RopeType` record (callable as ``(spec, seq_len)``).
 
 The counterpart of transformers' ``ROPE_INIT_FUNCTIONS`` (which has no ``"default"`` entry:
-each model class computes that one itself).
+each model class computes that one itself). A new rope type is one record here (its
+frequency function above), plus its tests (DEVELOPERS.md, "Add a rope type").
 """
