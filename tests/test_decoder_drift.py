@@ -13,20 +13,28 @@ sentence is Chinese and the numbers are those of the English view, written the s
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
 import json
 import math
 import re
 import shutil
 import subprocess
+import sys
+import typing
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from ropelab import config_fields, decoder, describe, engines, gguf_meta
+from ropelab.config_fields import normalize_config
 from ropelab.configs import load_config, shipped_configs
 from ropelab.decoder import decode_text
 from ropelab.explorables import decoder_script_path
+from ropelab.rope_config import ROPE_TYPES, RopeSpec, RopeType
 
 NODE = shutil.which("node")
 DRIFT_JS = Path(__file__).parent / "js" / "decoder_drift.js"
@@ -80,29 +88,113 @@ def compare(text: str, py: dict, js: dict) -> None:
     assert_same(py, js)
 
 
-def random_config(rng: np.random.Generator) -> dict[str, Any]:
-    """A config as a reader might paste it: mostly valid, sometimes not."""
+#: The modules whose code tells model families apart (by comparing ``model_type``).
+FAMILY_MODULES = (config_fields, decoder, describe, engines, gguf_meta)
+
+
+def _strings(node: ast.AST, module: Any) -> set[str]:
+    """The strings a comparison's operand names: literals, or a module table's entries."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return {s for item in node.elts for s in _strings(item, module)}
+    if isinstance(node, ast.Name) and isinstance(
+        table := getattr(module, node.id, None), tuple | list | set | frozenset | dict
+    ):
+        return {key for key in table if isinstance(key, str)}
+    return set()
+
+
+def known_families() -> list[str]:
+    """Every model family the decoder knows, read off its code, not written here.
+
+    The model types its modules compare ``model_type`` with (literals and the tables they
+    name, ``startswith`` prefixes such as Gemma 4's ``"gemma4"``), llama.cpp's architecture
+    table (:data:`ropelab.gguf_meta.ARCHITECTURES`), the shipped configs' model types, and
+    ``"unknown"`` (what a config without one reads as).
+    """
+    families = {"unknown", *gguf_meta.ARCHITECTURES}
+    for name in shipped_configs():
+        families.add(normalize_config(load_config(name)).model_type)
+    for module in FAMILY_MODULES:
+        source = inspect.getsource(module)
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                texts = [ast.get_source_segment(source, x) or "" for x in operands]
+                if any("model_type" in text for text in texts):
+                    for operand, text in zip(operands, texts, strict=True):
+                        if "model_type" not in text:
+                            families |= _strings(operand, module)
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "startswith"
+                and "model_type" in (ast.get_source_segment(source, node.func.value) or "")
+            ):
+                families |= {s for arg in node.args for s in _strings(arg, module)}
+    return sorted(families)
+
+
+FAMILIES = known_families()
+ROPE_TYPE_NAMES = sorted(ROPE_TYPES)
+#: Values a reader might write for a rope key (keys of no list here: a rule by the key's type
+#: in RopeSpec, so that a new record's keys get values too).
+KEY_VALUES: dict[str, list[Any]] = {
+    "beta_fast": [32.0, 16.0, 1.0],
+    "beta_slow": [1.0, 2.0],
+    "truncate": [True, False],
+    "mscale": [1.0, 0.707],
+    "mscale_all_dim": [1.0, 0.707],
+    "attention_factor": [1.0, 1.2],
+    "low_freq_factor": [1.0],
+    "high_freq_factor": [1.0, 4.0],
+    "partial_rotary_factor": [0.25, 0.5, 1.0],
+}
+SPEC_TYPES = typing.get_type_hints(RopeSpec)
+
+
+def key_value(key: str, planes: int, pick: Any) -> Any:
+    """A value for a rope key: its list above, else by its type in RopeSpec (a per-plane
+    list, a flag or a number)."""
+    if key in KEY_VALUES:
+        return pick(KEY_VALUES[key])
+    kind = str(SPEC_TYPES.get(key, float))
+    if "tuple" in kind:  # one number per plane (LongRoPE's factors)
+        step = float(pick([0.0, 0.5]))
+        return [round(1 + i * step, 3) for i in range(planes)]
+    if "bool" in kind:
+        return bool(pick([True, False]))
+    return float(pick([1.0, 2.0]))
+
+
+def rope_dict(record: RopeType, planes: int, rng: np.random.Generator, pick: Any) -> dict:
+    """A rope dict of ``record``'s type from the record's own data: its factor rule, its
+    original length, its required keys, and sometimes its optional and described keys."""
+    rope: dict[str, Any] = {"rope_type": record.name}
+    if record.factor == "required" or (record.factor is not None and rng.random() < 0.8):
+        rope["factor"] = float(pick([1.0, 2.0, 4.0, 8.0, 32.0]))
+    elif record.factor == "nullable":
+        rope["factor"] = None  # null: max / original length
+    if record.original_length and rng.random() < 0.8:
+        rope["original_max_position_embeddings"] = int(pick([2048, 4096, 8192]))
+    for key in record.required:
+        rope[key] = key_value(key, planes, pick)
+    extra = [*record.optional, *(shown.key for shown in record.described)]
+    for key in dict.fromkeys(extra):
+        if key not in rope and rng.random() < 0.35:
+            rope[key] = key_value(key, planes, pick)
+    return rope
+
+
+def random_config(
+    rng: np.random.Generator, model_type: str | None = None, kind: str | None = None
+) -> dict[str, Any]:
+    """A config as a reader might paste it: mostly valid, sometimes not. ``model_type`` and
+    ``kind`` (a rope type) are drawn from :data:`FAMILIES` and :data:`ROPE_TYPES` if not given."""
     pick = lambda options: options[int(rng.integers(len(options)))]  # noqa: E731
-    model_type = pick(
-        [
-            "llama",
-            "qwen3",
-            "qwen3_next",
-            "gemma3_text",
-            "gemma3n_text",
-            "olmo3",
-            "smollm3",
-            "phi3",
-            "deepseek_v3",
-            "kimi_k2",
-            "gpt_neox",
-            "cohere2",
-            "exaone4",
-            "llama4_text",
-            "glm4_moe",
-            "unknown",
-        ]
-    )
+    model_type = pick(FAMILIES) if model_type is None else model_type
+    kind = pick(ROPE_TYPE_NAMES) if kind is None else kind
     layers = int(pick([4, 8, 12, 24]))
     heads = int(pick([4, 8, 16]))
     head = int(pick([32, 64, 96, 128, 256]))
@@ -119,37 +211,19 @@ def random_config(rng: np.random.Generator) -> dict[str, Any]:
     if rng.random() < 0.3:
         config["partial_rotary_factor"] = float(pick([0.25, 0.5, 0.75, 1.0]))
     base = float(pick([10000.0, 500000.0, 1e6, 5e6]))
-    kind = pick(["default", "linear", "dynamic", "yarn", "longrope", "llama3"])
-    original = int(pick([2048, 4096, 8192]))
-    factor = float(pick([1.0, 2.0, 4.0, 8.0, 32.0]))
-    rope: dict[str, Any] = {"rope_type": kind}
-    if kind != "default":
-        rope["factor"] = factor
-    if kind in ("yarn", "longrope", "llama3") and rng.random() < 0.8:
-        rope["original_max_position_embeddings"] = original
-    if kind == "yarn":
-        if rng.random() < 0.4:
-            rope["beta_fast"], rope["beta_slow"] = pick([(32.0, 1.0), (1.0, 1.0), (16.0, 2.0)])
-        if rng.random() < 0.3:
-            rope["truncate"] = bool(rng.random() < 0.5)
-        if model_type in ("deepseek_v3", "kimi_k2") and rng.random() < 0.7:
-            rope["mscale"] = rope["mscale_all_dim"] = float(pick([1.0, 0.707]))
-    if kind == "llama3":
-        rope["low_freq_factor"], rope["high_freq_factor"] = pick([(1.0, 4.0), (1.0, 1.0)])
-    if kind == "longrope":
-        partial = config.get("partial_rotary_factor", 1.0)
-        planes = int(head * partial) // 2
-        rope["short_factor"] = [1.0] * planes
-        rope["long_factor"] = [round(1 + i * 0.5, 3) for i in range(planes)]
-    if model_type in ("deepseek_v3", "kimi_k2"):
+    planes = int(head * config.get("partial_rotary_factor", 1.0)) // 2
+    rope = rope_dict(ROPE_TYPES[kind], planes, rng, pick)
+    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
         config["qk_rope_head_dim"], config["qk_nope_head_dim"] = 64, 128
+    if model_type == "deepseek_v4" and rng.random() < 0.5:
+        config["compress_rope_theta"] = 160000.0
     if model_type in ("qwen3", "unknown") and rng.random() < 0.7:
         rope["mrope_section"] = [16, 8, 8]  # Qwen2-VL / Qwen3-VL sections
         if rng.random() < 0.5:
             rope["mrope_interleaved"] = True
         if kind == "default" and rng.random() < 0.3:
             rope["rope_type"] = "mrope"  # the legacy name, read as default
-    if model_type in ("gemma3_text", "gemma3n_text") and rng.random() < 0.5:
+    if model_type.startswith("gemma3") and rng.random() < 0.5:
         config["rope_local_base_freq"] = 10000.0
     if model_type == "llama4_text" and rng.random() < 0.5:
         config["attn_temperature_tuning"] = pick([4, True, False, None])
@@ -160,7 +234,12 @@ def random_config(rng: np.random.Generator) -> dict[str, Any]:
     if model_type in ("cohere2", "exaone4", "olmo3") and rng.random() < 0.7:
         config["sliding_window"] = 4096
     spelling = rng.random()
-    if spelling < 0.5:  # transformers 4: rope_theta at the top, rope_scaling
+    if model_type.startswith("gemma4"):  # nested per layer type, as Gemma 4 ships
+        config["rope_parameters"] = {
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+            "full_attention": dict(rope, rope_theta=base),
+        }
+    elif spelling < 0.5:  # transformers 4: rope_theta at the top, rope_scaling
         config["rope_theta"] = base
         if kind != "default":
             legacy = dict(rope)
@@ -170,21 +249,33 @@ def random_config(rng: np.random.Generator) -> dict[str, Any]:
     else:  # transformers 5
         config["rope_parameters"] = dict(rope, rope_theta=base)
     broken = rng.random()
+    rope_keys = config.get("rope_scaling") or config.get("rope_parameters") or {}
+    rope_keys = rope_keys.get("full_attention", rope_keys)
     if broken < 0.04:
         config["head_dim"] = 63
     elif broken < 0.08:
         config["rope_theta"] = -1.0
-    elif broken < 0.12 and kind in ("linear", "dynamic", "llama3"):
-        (config.get("rope_scaling") or config["rope_parameters"]).pop("factor", None)
+    elif broken < 0.12 and ROPE_TYPES[kind].factor == "required":
+        rope_keys.pop("factor", None)
     elif broken < 0.15:
         config["max_position_embeddings"] = 1.5
     return config
 
 
+def random_configs(count: int, seed: int) -> list[dict[str, Any]]:
+    """``count`` random configs; the families and rope types are dealt in shuffled rounds, so
+    that every family and every rope type is drawn once ``count`` reaches their number."""
+    rng = np.random.default_rng(seed)
+    families = [FAMILIES[i] for i in rng.permutation(len(FAMILIES))]
+    kinds = [ROPE_TYPE_NAMES[i] for i in rng.permutation(len(ROPE_TYPE_NAMES))]
+    return [
+        random_config(rng, families[i % len(families)], kinds[i % len(kinds)]) for i in range(count)
+    ]
+
+
 def cases() -> list[str]:
     texts = [json.dumps(load_config(name)) for name in shipped_configs()]
-    rng = np.random.default_rng(20260)
-    texts += [json.dumps(random_config(rng)) for _ in range(RANDOM_CONFIGS)]
+    texts += [json.dumps(config) for config in random_configs(RANDOM_CONFIGS, 20260)]
     texts += [
         '{"hidden_size": ',
         "[1, 2, 3]",
@@ -206,7 +297,7 @@ def test_the_script_decodes_every_config_as_python_does():
         decoded += "error" not in py
     assert decoded >= 250 and errors >= 10  # the seeded mix exercises both
     kinds = {layer["rope_type"] for r in results if "layers" in r for layer in r["layers"]}
-    assert kinds >= {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+    assert kinds == set(ROPE_TYPES)  # every record's type is decoded by both
 
 
 def test_a_perturbed_formula_is_caught(tmp_path):
@@ -295,3 +386,30 @@ def test_a_chinese_view_with_another_number_is_caught(tmp_path):
     texts = [json.dumps(load_config(name)) for name in shipped_configs()]
     problems = view_problems(run_views(copy, texts), texts)
     assert problems and all("numbers differ" in p for p in problems)
+
+
+def test_the_random_configs_sample_every_rope_type_and_family():
+    """The generator draws from the code's own tables: every record of ROPE_TYPES and every
+    family the decoder's modules tell apart (Gemma 4 and DeepSeek-V4 among them) is drawn and
+    decoded at least once, and a record planted into ROPE_TYPES gets configs too."""
+    assert {"gemma4", "deepseek_v4", "llama4_text", "phi3", "unknown"} <= set(FAMILIES)
+    configs = random_configs(RANDOM_CONFIGS, 20260)
+    assert {c["model_type"] for c in configs} == set(FAMILIES)
+    records = [decode_text(json.dumps(c)) for c in configs]
+    decoded = [r for r in records if "error" not in r]
+    kinds = {layer["rope_type"] for r in decoded for layer in r["layers"]}
+    assert kinds == set(ROPE_TYPES)
+    assert {r["model_type"] for r in decoded} == set(FAMILIES)
+
+
+def test_a_planted_record_is_sampled(monkeypatch):
+    planted = dataclasses.replace(ROPE_TYPES["llama3"], name="planted")
+    monkeypatch.setitem(ROPE_TYPES, "planted", planted)
+    monkeypatch.setattr(sys.modules[__name__], "ROPE_TYPE_NAMES", sorted(ROPE_TYPES))
+    configs = random_configs(60, 1)
+    rope = [c.get("rope_parameters") or c.get("rope_scaling") or {} for c in configs]
+    rope = [r.get("full_attention", r) for r in rope]
+    drawn = [r for r in rope if r.get("rope_type", r.get("type")) == "planted"]
+    assert drawn
+    assert all({"low_freq_factor", "high_freq_factor"} <= set(r) for r in drawn)
+    assert any(decode_text(json.dumps(c)).get("layers") for c in configs if "planted" in str(c))
