@@ -186,3 +186,18 @@ def test_default_attention_is_the_formula_the_frequencies_use(name):
     _, attention = frequencies_from_config(raw)
     expected = ATTENTION[record.default_attention](4.0, 2048)
     assert attention == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_reference_field_picks_what_the_planes_are_compared_with(monkeypatch):
+    """p-RoPE against itself at factor 1: of 32 planes, floor(0.5 * 64 / 2) = 16 rotate at
+    theta / 2 (interpolated) and 16 are 0 in both (kept); against plain RoPE of the rotated
+    fraction (16 planes) the shapes differ and the description refuses."""
+    record = dataclasses.replace(ROPE_TYPES["proportional"], name="planted")
+    monkeypatch.setitem(ROPE_TYPES, "planted", record)
+    raw = dict(config("planted", factor=2.0), partial_rotary_factor=0.5)
+    layer = describe_config(raw).layers[0]
+    assert (layer.kept, layer.stretched, layer.interpolated) == (16, 0, 16)
+    assert layer.parameters == (("rotated fraction", 0.5),)
+    monkeypatch.setitem(ROPE_TYPES, "planted", dataclasses.replace(record, reference="plain"))
+    with pytest.raises(ValueError, match="same shape"):
+        describe_config(raw)
