@@ -60,10 +60,10 @@ def vllm_max_model_len(config: Any) -> int:
     without a tokenizer's ``model_max_length``, by each rope type's
     :attr:`ropelab.rope_config.RopeType.vllm_max_len`: start from
     ``max_position_embeddings``; for every rope group whose type is not LongRoPE or Llama 3.1
-    scaling take its ``factor``
-    (a YaRN group also replaces the length by its ``original_max_position_embeddings``) and
-    multiply; Gemma 3 and 3n are left unscaled (their declared length is already the
-    extended one). With LongRoPE the default is the *original* length.
+    scaling take its ``factor`` (a YaRN group also replaces the length by its
+    ``original_max_position_embeddings``) and multiply; Gemma 3 and 3n are left unscaled
+    (their declared length is already the extended one). With LongRoPE the default is the
+    *original* length.
     """
     fields = normalize_config(config)
     length = fields.max_position_embeddings
