@@ -186,7 +186,7 @@ def pages() -> list[Path]:
     found += [ROOT / "book" / "cheatsheet.ipynb", ROOT / "book" / "templates" / "chapter.ipynb"]
     found += sorted((ROOT / "book").glob("*.md"))
     found += sorted(zh_store.STORE.glob("*.md"))
-    found += [ROOT / "tools" / "build_slides.py"]
+    found += [ROOT / "src" / "ropebook" / "build_slides.py"]
     found += sorted((ROOT / "book" / "slides").glob("*.js"))
     return found
 

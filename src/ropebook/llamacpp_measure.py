@@ -26,6 +26,7 @@ and, in the same package, the llama.cpp source of that release). For every model
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -426,11 +427,21 @@ def transformers_shift_logprobs(
 
 def read_gguf(path: Path):
     """A ``GGUFReader`` of ``path`` from the ``gguf-py`` of the llama.cpp tree that wrote it."""
-    if str(SOURCE_DIR / "gguf-py") not in sys.path:
-        sys.path.insert(0, str(SOURCE_DIR / "gguf-py"))
-    import gguf
+    return llamacpp_gguf().GGUFReader(path)
 
-    return gguf.GGUFReader(path)
+
+def llamacpp_gguf():
+    """The ``gguf`` package of the llama.cpp tree (``gguf-py/gguf``, not the one pip may have
+    installed), imported once from its folder without putting the folder on ``sys.path``."""
+    if "gguf" not in sys.modules:
+        package = SOURCE_DIR / "gguf-py" / "gguf"
+        spec = importlib.util.spec_from_file_location(
+            "gguf", package / "__init__.py", submodule_search_locations=[str(package)]
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["gguf"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["gguf"]
 
 
 def rope_metadata(reader) -> tuple[dict[str, Any], dict[str, list[float]]]:

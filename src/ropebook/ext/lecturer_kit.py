@@ -702,5 +702,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", add_kit_buttons, priority=520)
     app.connect("build-finished", copy_kit)
     # Every page links to the same page in the other language (issue 27).
-    app.setup_extension("language_switch")
+    app.setup_extension("ropebook.ext.language_switch")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

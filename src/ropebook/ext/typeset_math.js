@@ -19,7 +19,8 @@
 
 const path = require('path');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+// The repository's root (this file is src/ropebook/ext/typeset_math.js).
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 // The font folder is set per page by the caller (a path relative to the page).
 const FONT_URL = '@ROPELAB_MATHJAX_FONTS@';
 
