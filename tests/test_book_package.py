@@ -15,8 +15,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Where the repository's own Python lives (assignments/ is the students' copy: its graders
 #: put the problem set's folder on the path, as they must when a student runs them alone).
 CHECKED = ("tools", "tests", "benchmarks", "book", "src")
-#: The one edit left, and why: none.
-ALLOWED: dict[str, str] = {}
+#: The one edit left, and why.
+ALLOWED: dict[str, str] = {
+    "tools/llamacpp/convert.py": (
+        "llama.cpp's own converter finds its vocabulary at sys.path[0]/models "
+        "(conversion/base.py, _set_vocab_builtin): its tree must come first on the path"
+    ),
+}
 
 
 def _python_files() -> list[Path]:
