@@ -1,4 +1,4 @@
-"""The Chinese edition's style rules (``tools/zh_rules.py``, issue 34), each with a planted
+"""The Chinese edition's style rules (``src/ropebook/zh_rules.py``, issue 34), each with a planted
 failure: a bad unit is reported under its rule and the edition's own units pass.
 
 * ``heading-gloss``: no English gloss in a heading, a caption or a table cell;

@@ -106,7 +106,7 @@ def run_xelatex(latex_dir: Path) -> Path:
         "-file-line-error",
         tex,
     ]
-    # Long log lines unbroken (TeX wraps at 79 characters), for tools/pdf_checks.py.
+    # Long log lines unbroken (TeX wraps at 79 characters), for src/ropebook/pdf_checks.py.
     env = {**os.environ, "max_print_line": "10000"}
     result = subprocess.run(command, cwd=latex_dir, capture_output=True, text=True, env=env)
     if result.returncode != 0:

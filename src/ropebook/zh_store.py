@@ -25,7 +25,7 @@ that term's Chinese, or keep the English of a term the field writes in Latin let
 YaRN, KV cache); the term's first mention in a page's running prose (not a heading, caption,
 table cell or parenthesis) follows its Chinese with the English in parentheses,
 外推（extrapolation）, and no other mention does (basic mathematics never:
-``book/glossary_terms.json``). The style rules of ``tools/zh_rules.py`` (glosses, 倍, link
+``book/glossary_terms.json``). The style rules of ``src/ropebook/zh_rules.py`` (glosses, 倍, link
 text, the number convention) run on every unit too. A unit whose term means something else (the
 geometric plane of chapter 1) declares it in its translation: ``<!-- term plane: 平面 -->``.
 The glossary and the references pages are not term-checked. ``tests/test_zh_edition.py`` runs
@@ -951,7 +951,7 @@ def check_page(page: Path) -> list[str]:
     keys = {u.key for u in units}
     checked: list[tuple[Unit, Translation]] = []  # translated units, for the first mentions
     stale: set[str] = set()
-    style: list[str] = []  # the style rules of tools/zh_rules.py
+    style: list[str] = []  # the style rules of src/ropebook/zh_rules.py
     for unit in units:
         tr = have.get(unit.key)
         if tr is None:
