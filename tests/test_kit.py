@@ -42,7 +42,7 @@ from ropebook.export_figures import (
     pixel_difference,
     png_size,
 )
-from ropebook.ext.lecturer_kit import (
+from ropebook.kit import (
     FIGURES_ARCHIVE,
     REMEMBER_CLASS,
     SLIDE_TAG,

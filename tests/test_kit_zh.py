@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from ropebook.book_toc import toc_docnames
-from ropebook.ext.lecturer_kit import FIGURES_ARCHIVE, SLIDES_DIR, STUDENT_DIR, ZH_DIR, pdf_name
+from ropebook.kit import FIGURES_ARCHIVE, SLIDES_DIR, STUDENT_DIR, ZH_DIR, pdf_name
 
 ROOT = Path(__file__).resolve().parents[1]
 

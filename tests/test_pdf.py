@@ -32,7 +32,7 @@ import pytest
 from ropebook import pdf_checks
 from ropebook.book_toc import toc_docnames, toc_notebooks
 from ropebook.export_figures import book_figures, chapter_of
-from ropebook.ext.lecturer_kit import EDITIONS, LATEX_TARGET, pdf_name
+from ropebook.kit import EDITIONS, LATEX_TARGET, pdf_name
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -38,7 +38,7 @@ from pptx.util import Emu
 
 from ropebook.book_toc import toc_notebooks
 from ropebook.export_pptx import PPTX_DIR, clip_box, fit_picture, notes_paragraphs
-from ropebook.ext.lecturer_kit import SLIDES_DIR, STUDENT_DIR
+from ropebook.kit import SLIDES_DIR, STUDENT_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -25,7 +25,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from ropebook import pdf_checks
-from ropebook.ext.lecturer_kit import LATEX_TARGET
+from ropebook.kit import LATEX_TARGET
 
 ROOT = Path(__file__).resolve().parents[1]
 

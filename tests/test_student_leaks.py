@@ -45,7 +45,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from ropebook.book_toc import toc_docnames
-from ropebook.ext.lecturer_kit import STUDENT_DIR, ZH_DIR
+from ropebook.kit import STUDENT_DIR, ZH_DIR
 from ropebook.student_notebooks import (
     ANSWER_KEY_DIR,
     STUDENT_NOTEBOOKS_DIR,
