@@ -58,7 +58,7 @@ vendor/mathjax/tex-chtml-full.js: node_modules/.package-lock.json
 assets: vendor/mathjax/tex-chtml-full.js
 
 # The instructor site (solutions collapsed) with the lecturer's kit copied in by
-# book/_ext/lecturer_kit.py: the PDF, the slides, the figures, the student edition (student/) and
+# src/ropebook/ext/lecturer_kit.py: the PDF, the slides, the figures, the student edition (student/) and
 # the Chinese edition (zh/).
 book: $(RUNTIME_STAMP) assets kit
 	$(BIN)/jupyter-book build --all -W --keep-going .

@@ -2,10 +2,10 @@
 
 The chapter notebooks are tested (nbval) in the book's "page" mode: their explorable outputs
 leave ``ropelab-explore.js`` to the site that serves it, exactly as the committed outputs and
-the built pages do (``ropelab.explorables``, ``book/_ext/ropelab_explore.py``). nbval's kernels
-inherit this variable.
+the built pages do (``ropebook.explorables.serve_scripts_from_page``, the one place the book
+sets it; ``ropebook.ext.ropelab_explore``). nbval's kernels inherit the variable.
 """
 
-import os
+from ropebook.explorables import serve_scripts_from_page
 
-os.environ["ROPELAB_EXPLORE_SCRIPT"] = "page"
+serve_scripts_from_page()

@@ -8,26 +8,23 @@ table shows the diagnoser's own share. The probes of real code are one stage,
 is diagnosed once more with that stage replaced by a no-op (in this process only) to count
 its calls and to show which findings only it makes. Medians of 5 runs after one warm-up.
 
-Run from the repository root: ``.venv/bin/python benchmarks/bench_diagnose.py`` (standalone,
-not part of ``make bench``).
+Run from the repository root: ``.venv/bin/python -m benchmarks.bench_diagnose`` (standalone,
+not part of ``make bench``; as a module, so that it imports the tests' ``rope_zoo``).
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from ropelab import diagnose_rope
+from ropelab.diagnose import api
+from tests import rope_zoo as zoo
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-import rope_zoo as zoo  # noqa: E402
-
-from ropelab import diagnose_rope  # noqa: E402
-from ropelab.diagnose import api  # noqa: E402
 
 TARGET_S = 1.0
 RUNS = 5

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench_common import ROOT, Row, median_time
 
-sys.path.insert(0, str(ROOT / "tools"))
-from headless_chromium import CHROMIUM, CHROMIUM_ARGS, keep_offline
-
+from ropebook.headless_chromium import CHROMIUM, CHROMIUM_ARGS, keep_offline
 from ropelab.interactive import FIGURES, figure_spec
 
 DEFAULT_TARGET_MS = 20.0

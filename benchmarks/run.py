@@ -25,8 +25,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from bench_common import ROOT, Row, cpu_pressure, machine, markdown_table, table
 
 PARTS = ("torch", "numpy", "long", "compile", "memory", "widgets", "book", "browser", "test")

@@ -6,6 +6,7 @@ and the student bundles hold no reference answer."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import subprocess
 import sys
 import zipfile
@@ -17,11 +18,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "assignments"
 PLANTED = ASSIGNMENTS / "tests" / "planted"
-sys.path.insert(0, str(ASSIGNMENTS))
 
-from grader import grade  # noqa: E402
-from grader.core import forbidden_imports  # noqa: E402
-from sheet import sheet  # noqa: E402
+
+def _import_from(folder: Path, name: str):
+    """Import the module or package ``name`` from ``folder``, as a student's copy of the
+    problem sets has it beside the sheet, without putting ``folder`` on ``sys.path``."""
+    path = folder / name
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+sheet = _import_from(ASSIGNMENTS, "sheet").sheet
+grade = _import_from(ASSIGNMENTS, "grader").grade
+forbidden_imports = sys.modules["grader.core"].forbidden_imports
 
 IDS = ("S1", "s2024-017", "Zhang Wei")
 PROBLEM_SETS = {
@@ -167,8 +184,7 @@ def test_cli_prints_scores_and_appends_csv(tmp_path) -> None:
 
 
 def test_student_bundles_hold_no_reference(tmp_path) -> None:
-    sys.path.insert(0, str(ROOT / "tools"))
-    from build_assignments import build
+    from ropebook.build_assignments import build
 
     written = build(tmp_path)
     assert written[-1] == tmp_path / "answer-key" / "assignments"
@@ -215,8 +231,7 @@ def test_student_notebooks_run_outside_the_repository(tmp_path) -> None:
     import nbformat
     from nbclient import NotebookClient
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    from build_assignments import build
+    from ropebook.build_assignments import build
 
     build(tmp_path / "kit")
     for ps, folder in PROBLEM_SETS.items():

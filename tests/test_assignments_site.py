@@ -8,17 +8,16 @@ tests/test_kit.py these need `make book` and fail, never skip, without it.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook.build_assignments import PROBLEM_SETS
 
-from build_assignments import PROBLEM_SETS  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()

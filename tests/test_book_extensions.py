@@ -1,21 +1,15 @@
-"""The book's own Sphinx extensions (book/_ext), on their own; the built pages are checked in
+"""The book's own Sphinx extensions (src/ropebook/ext), on their own; the built pages are checked in
 tests/browser/."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from docutils import nodes
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-
-import chapter_numbers
-import no_widget_state
-import ordered_streams
 from myst_nb.core.utils import coalesce_streams
+
+from ropebook.ext import chapter_numbers, no_widget_state, ordered_streams
 
 
 def stream(text: str, name: str = "stdout") -> dict:

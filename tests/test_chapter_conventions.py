@@ -4,7 +4,7 @@ Checked on the notebooks themselves, without building the site (the built pages 
 tests/browser/test_layout.py and test_print.py):
 
 * a chapter's title carries its number, the one its file name gives ("04_…" -> "# 4. …",
-  "03a_…" -> "# 3A. …"): book/_ext/chapter_numbers.py numbers figures and exercises from it;
+  "03a_…" -> "# 3A. …"): src/ropebook/ext/chapter_numbers.py numbers figures and exercises from it;
 * figure names and exercise labels carry the chapter too ("fig-4-spectrum", "ch3a-…"), so a
   reference says which chapter it points into, and a figure has a caption;
 * a live ipywidgets cell (``live_widget(…)``) is a collapsed "run it live" block: tags

@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import course_path as cp
+from ropebook import reading_time as rt
 
-import course_path as cp  # noqa: E402
-import reading_time as rt  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 CHAPTERS = cp.toc_chapters()
 PAGE = ROOT / "book" / "teaching.md"
@@ -214,7 +213,7 @@ def deck_markers(path: Path, out: Path) -> list[dict[str, str]]:
     ``data-course`` and ``data-section`` (empty where the slide carries none)."""
     import html
 
-    import build_slides
+    from ropebook import build_slides
 
     deck = build_slides.ChapterDeck(path, out, {}).build()
     found = []
@@ -253,7 +252,7 @@ def test_each_slide_carries_its_sections_marker(path, tmp_path):
 def test_optional_sections_have_tagged_slides_somewhere(tmp_path):
     """The marker reaches a reader of the decks: some deck shows optional slides (with their
     note), and every optional slide's notes say so."""
-    import build_slides
+    from ropebook import build_slides
 
     optional = 0
     for path in CHAPTERS:

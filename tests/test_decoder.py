@@ -106,16 +106,12 @@ def test_the_output_carries_the_configs_only_inline(monkeypatch):
 
 
 def test_the_site_serves_the_decoders_scripts_in_order(tmp_path):
-    """book/_ext/ropelab_explore.py: a page with the decoder gets the explorables' script,
+    """ropebook.ext.ropelab_explore: a page with the decoder gets the explorables' script,
     the configs and the decoder, in that order; the build copies all three."""
-    import importlib.util
     import types
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "ropelab_explore.py"
-    spec = importlib.util.spec_from_file_location("ropelab_explore_ext", path)
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    from ropebook.ext import ropelab_explore as ext
+
     added: list[str] = []
     app = types.SimpleNamespace(
         add_js_file=added.append,

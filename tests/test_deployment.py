@@ -1,4 +1,4 @@
-"""The deployment settings and the setup cell (issue 32, ``book/_ext/deployment.py``).
+"""The deployment settings and the setup cell (issue 32, ``src/ropebook/ext/deployment.py``).
 
 No guessed address: with no setting, nothing the repository or the build writes names a
 repository or a hosted copy (the source tree here; the built site, its notebooks, the slides
@@ -25,11 +25,9 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-import deployment  # noqa: E402
+from ropebook.ext import deployment
 
-sys.path.remove(str(ROOT / "book" / "_ext"))
+ROOT = Path(__file__).resolve().parents[1]
 
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
@@ -131,7 +129,7 @@ def test_no_guessed_address_in_the_built_site_and_its_notebooks():
         if path.suffix not in suffixes or not path.is_file():
             continue
         if path.name == "sphinx-thebe.js":
-            continue  # thebe's library default, loaded by no page (book/_ext/no_thebe.py)
+            continue  # thebe's library default, loaded by no page (src/ropebook/ext/no_thebe.py)
         checked += 1
         match = GUESSED.search(path.read_text(encoding="utf-8", errors="replace"))
         if match:

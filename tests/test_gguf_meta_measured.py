@@ -12,12 +12,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ropebook import llamacpp_measure
 from ropelab.config_fields import normalize_config
 from ropelab.core import inv_freq
 from ropelab.decoder import decode_text
@@ -31,9 +31,7 @@ from ropelab.gguf_meta import (
 from ropelab.rope_config import frequencies_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
-import llamacpp_measure  # noqa: E402
 
 RECORD = json.loads(llamacpp_measure.RECORD.read_text())
 MEASURED = RECORD["models"]

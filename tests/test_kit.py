@@ -26,7 +26,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from urllib.parse import unquote
@@ -35,21 +34,15 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from tests import notebook_solutions
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-
-from book_toc import toc_docnames, toc_notebooks  # noqa: E402
-from export_figures import (  # noqa: E402
+from ropebook.book_toc import toc_docnames, toc_notebooks
+from ropebook.export_figures import (
     ARCHIVE_FOLDER,
     MAX_PIXEL_DIFFERENCE,
     book_figures,
     pixel_difference,
     png_size,
 )
-from lecturer_kit import (  # noqa: E402
+from ropebook.kit import (
     FIGURES_ARCHIVE,
     REMEMBER_CLASS,
     SLIDE_TAG,
@@ -57,6 +50,10 @@ from lecturer_kit import (  # noqa: E402
     STUDENT_DIR,
     pdf_name,
 )
+from tests import notebook_solutions
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
@@ -185,7 +182,7 @@ def test_each_chapter_has_a_deck_of_its_slide_cells(path):
 def test_each_deck_is_also_a_pdf_of_its_slides(path):
     """Issue 28: every deck printed through reveal.js's print layout, one 16:9 page a slide,
     with each slide's title on its page, collected in the kit next to the decks."""
-    from pdf_checks import page_count, page_texts
+    from ropebook.pdf_checks import page_count, page_texts
 
     deck = soup(need(SITE / SLIDES_DIR / f"{path.stem}.html"))
     sections = deck.select("div.slides > section")

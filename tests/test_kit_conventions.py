@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook.book_toc import toc_docnames
 
-from book_toc import toc_docnames  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 from tests.strict_xfail import strict_xfail_params  # noqa: E402
 

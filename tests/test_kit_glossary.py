@@ -16,16 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook.export_figures import toc_notebooks
+from ropebook.glossary import SOURCE_INDEX, glossary_rows, source_index
 
-from export_figures import toc_notebooks  # noqa: E402
-from glossary import SOURCE_INDEX, glossary_rows, source_index  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 SEEDS = Path(os.environ.get("ROPELAB_SEEDS", ROOT.parent / "shared" / "seeds"))
 ROWS = glossary_rows()

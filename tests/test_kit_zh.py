@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from ropebook.book_toc import toc_docnames
+from ropebook.kit import FIGURES_ARCHIVE, SLIDES_DIR, STUDENT_DIR, ZH_DIR, pdf_name
 
-from book_toc import toc_docnames  # noqa: E402
-from lecturer_kit import FIGURES_ARCHIVE, SLIDES_DIR, STUDENT_DIR, ZH_DIR, pdf_name  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 from tests.test_kit import link_target as target  # noqa: E402
 from tests.test_kit import need, soup  # noqa: E402
@@ -134,8 +132,7 @@ def test_the_chinese_student_pages_menu_stays_inside_the_student_edition(docname
 
 
 def test_every_chinese_deck_has_its_pptx_with_every_slide_text_and_notes():
-    from export_pptx import PPTX_DIR
-
+    from ropebook.export_pptx import PPTX_DIR
     from tests.test_pptx import KIT, pptx_problems
 
     slides = need(KIT / SLIDES_DIR / ZH_DIR)

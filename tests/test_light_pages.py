@@ -1,20 +1,19 @@
-"""book/_ext/light_pages.py on its own: the math of a page typeset by MathJax in Node, with
+"""src/ropebook/ext/light_pages.py on its own: the math of a page typeset by MathJax in Node, with
 its assistive MathML; a TeX error stops the build; the icon rules no page uses are dropped.
 The built site's weights and typesetting are checked in Chromium (tests/browser/test_pages.py).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from ropebook.ext import light_pages
 
-import light_pages  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 from sphinx.errors import ExtensionError  # noqa: E402
 
 PAGE = """<html><head><title>t</title></head><body>

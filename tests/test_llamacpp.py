@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import llamacpp_measure
 
-import llamacpp_measure  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 RECORD = json.loads(llamacpp_measure.RECORD.read_text())
 AGREE = 1e-5  # float32 end to end: the measured agreement is about 1e-6

@@ -1,13 +1,9 @@
-"""The narrow forms of display equations (issue 33, ``book/_ext/narrow_math.py``): where the
+"""The narrow forms of display equations (issue 33, ``src/ropebook/ext/narrow_math.py``): where the
 build may break an equation for a phone, and where it must not."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-from narrow_math import display_tex, narrow_request, rows_of, without_author_form
+from ropebook.ext.narrow_math import display_tex, narrow_request, rows_of, without_author_form
 
 
 def test_a_chain_of_relations_gets_a_line_per_relation():
@@ -86,8 +82,7 @@ def test_chinese_words_in_a_wide_formula_are_measured_and_typeset():
     import shutil
     import subprocess
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-    from light_pages import TYPESET_SCRIPT
+    from ropebook.ext.light_pages import TYPESET_SCRIPT
 
     tex = (
         r"x = y + y + y + y + y + y + y + y + y + y \quad\text{所以}\quad z = w + w + w + w + w + w"

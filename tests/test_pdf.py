@@ -24,20 +24,18 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from ropebook import pdf_checks
+from ropebook.book_toc import toc_docnames, toc_notebooks
+from ropebook.export_figures import book_figures, chapter_of
+from ropebook.kit import EDITIONS, LATEX_TARGET, pdf_name
 
-import pdf_checks  # noqa: E402
-from book_toc import toc_docnames, toc_notebooks  # noqa: E402
-from export_figures import book_figures, chapter_of  # noqa: E402
-from lecturer_kit import EDITIONS, LATEX_TARGET, pdf_name  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
 WORK = Path(os.environ.get("ROPELAB_PDF_WORK", ROOT / "_build" / "pdf")).resolve()
@@ -224,7 +222,7 @@ def test_bibliography_lists_every_cited_work(edition):
 
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_chinese_terms_are_typeset_in_a_cjk_font(edition):
-    from glossary import glossary_rows
+    from ropebook.glossary import glossary_rows
 
     text = flat_text(edition)  # a term may break across the lines of a table cell
     absent = [
@@ -232,6 +230,6 @@ def test_chinese_terms_are_typeset_in_a_cjk_font(edition):
     ]
     assert absent == [], f"{edition}: Chinese terms missing from the text layer: {absent}"
     # Noto's collections share one CFF font ("NotoSerifCJKjp") between their regional faces;
-    # the simplified-Chinese face (FontIndex=2 in book/_ext/lecturer_kit.py) is a cmap of it.
+    # the simplified-Chinese face (FontIndex=2 in src/ropebook/ext/lecturer_kit.py) is a cmap of it.
     cjk = [name for name in pdf_checks.fonts(pdf_of(edition)) if "NotoSerifCJK" in name]
     assert cjk, f"{edition}: no Noto CJK font embedded: {pdf_checks.fonts(pdf_of(edition))}"

@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -37,12 +36,11 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 from pptx.util import Emu
 
+from ropebook.book_toc import toc_notebooks
+from ropebook.export_pptx import PPTX_DIR, clip_box, fit_picture, notes_paragraphs
+from ropebook.kit import SLIDES_DIR, STUDENT_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from book_toc import toc_notebooks  # noqa: E402
-from export_pptx import PPTX_DIR, clip_box, fit_picture, notes_paragraphs  # noqa: E402
-from lecturer_kit import SLIDES_DIR, STUDENT_DIR  # noqa: E402
 
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
 EDITIONS = {"instructor": KIT / SLIDES_DIR, "student": KIT / STUDENT_DIR / SLIDES_DIR}

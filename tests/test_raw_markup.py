@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from ropebook import pdf_checks
+from ropebook.kit import LATEX_TARGET
 
-import pdf_checks  # noqa: E402
-from lecturer_kit import LATEX_TARGET  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import reading_time as rt
 
-import reading_time as rt  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
@@ -117,7 +116,7 @@ def test_apportion_shares_by_largest_remainders():
 
 
 def test_write_times_carries_them_into_a_current_chinese_unit(tmp_path):
-    import zh_store
+    from ropebook import zh_store
 
     path = _notebook(tmp_path)
     nb = nbformat.read(path, as_version=4)

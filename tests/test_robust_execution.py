@@ -1,4 +1,4 @@
-"""The build's execution against a kernel that stops answering (``book/_ext/robust_execution.py``).
+"""The build's execution against a kernel that stops answering (``src/ropebook/ext/robust_execution.py``).
 
 A lost reply is simulated by making nbclient's wait for the ``execute_reply`` hang: the kernel
 runs the cell and goes idle, no reply arrives, exactly the stall seen in ``make test``. The
@@ -9,7 +9,6 @@ then run once more in a fresh kernel and pass.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from pathlib import Path
 
@@ -17,11 +16,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-import robust_execution  # noqa: E402
+from ropebook.ext import robust_execution
 
-sys.path.remove(str(ROOT / "book" / "_ext"))
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _notebook() -> nbformat.NotebookNode:

@@ -33,17 +33,16 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import zh_store
 
-import zh_store  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 # --- the forms ---------------------------------------------------------------------------------
 
@@ -187,7 +186,7 @@ def pages() -> list[Path]:
     found += [ROOT / "book" / "cheatsheet.ipynb", ROOT / "book" / "templates" / "chapter.ipynb"]
     found += sorted((ROOT / "book").glob("*.md"))
     found += sorted(zh_store.STORE.glob("*.md"))
-    found += [ROOT / "tools" / "build_slides.py"]
+    found += [ROOT / "src" / "ropebook" / "build_slides.py"]
     found += sorted((ROOT / "book" / "slides").glob("*.js"))
     return found
 

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import build_slides
+from ropebook.book_toc import toc_notebooks
 
-import build_slides  # noqa: E402
-from book_toc import toc_notebooks  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(

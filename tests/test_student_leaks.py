@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import unicodedata
 import zipfile
 from collections import deque
@@ -45,13 +44,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-
-from book_toc import toc_docnames  # noqa: E402
-from lecturer_kit import STUDENT_DIR, ZH_DIR  # noqa: E402
-from student_notebooks import (  # noqa: E402
+from ropebook.book_toc import toc_docnames
+from ropebook.kit import STUDENT_DIR, ZH_DIR
+from ropebook.student_notebooks import (
     ANSWER_KEY_DIR,
     STUDENT_NOTEBOOKS_DIR,
     cell_source,
@@ -60,6 +55,9 @@ from student_notebooks import (  # noqa: E402
     solutions,
     student_notebook,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 KIT = Path(os.environ.get("ROPELAB_KIT", ROOT / "_build" / "kit")).resolve()
@@ -184,7 +182,7 @@ def notebook_text(nb: dict) -> str:
 def sources() -> dict[str, dict[str, object]]:
     """``{language: {docname: notebook dict or .md text}}`` of the full editions' sources (the
     Chinese built from the translation store, as tools/build_zh.py does)."""
-    from build_zh import zh_markdown, zh_notebook
+    from ropebook.build_zh import zh_markdown, zh_notebook
 
     found: dict[str, dict[str, object]] = {"en": {}, "zh": {}}
     for docname in toc_docnames():
@@ -291,7 +289,7 @@ class Crawl:
 
 def student_repository_link(url: str) -> bool:
     """A link to the students' own repository, or a Colab or Binder button that opens it, when
-    the deployment names one (``ROPELAB_STUDENT_REPOSITORY``, book/_ext/deployment.py): it
+    the deployment names one (``ROPELAB_STUDENT_REPOSITORY``, src/ropebook/ext/deployment.py): it
     holds the student notebooks only."""
     repository = os.environ.get("ROPELAB_STUDENT_REPOSITORY", "").strip().rstrip("/")
     if not repository:

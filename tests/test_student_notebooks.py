@@ -3,15 +3,11 @@ notebook and on every chapter; no build needed (the built edition: test_student_
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from student_notebooks import (  # noqa: E402
+from ropebook.student_notebooks import (
     ANY_SOLUTION,
     answer_key_notebook,
     cell_source,
@@ -21,6 +17,8 @@ from student_notebooks import (  # noqa: E402
     student_notebook,
     write_student_tree,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def md(text: str, cell_id: str) -> dict:

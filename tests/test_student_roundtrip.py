@@ -1,7 +1,7 @@
 """A chapter run as a student runs it (issue 32): from the book's site, outside the repository.
 
 The site is built once (the quick build: committed outputs, no execution, with the wheel and
-the chapter zips of ``book/_ext/deployment.py``) with ``ROPELAB_SITE_URL`` pointing at a
+the chapter zips of ``src/ropebook/ext/deployment.py``) with ``ROPELAB_SITE_URL`` pointing at a
 local HTTP server (``127.0.0.1``, a free port) that serves it. A chapter's page is fetched, its
 notebook download (the ``_sources/…ipynb`` link on the page) is fetched from that link as a
 browser would, and the notebook runs under strict nbval in a fresh virtual environment that
@@ -44,6 +44,8 @@ from pathlib import Path
 
 import pytest
 
+from ropebook.explorables import serve_scripts_from_page
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ["07_extrapolation_lab", "08_rope_in_practice", "08a_engines_and_checkpoints"]
 #: The chapter whose student notebook runs, and the chapter whose zip runs offline.
@@ -67,7 +69,7 @@ def _clean_env(**extra: str) -> dict[str, str]:
     """The environment of a student's machine: none of the repository's settings."""
     drop = ("PYTHONPATH", "VIRTUAL_ENV", "ROPELAB_SITE_URL", "JUPYTER_PATH", "PYTHONHOME")
     env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("PYTEST")}
-    env["ROPELAB_EXPLORE_SCRIPT"] = "page"
+    serve_scripts_from_page(env)
     env.update(extra)
     return env
 
@@ -247,11 +249,8 @@ def test_chapters_run_from_the_served_wheel(roundtrip, tmp_path):
 
 
 def test_a_student_notebook_runs_from_the_served_wheel(roundtrip, tmp_path):
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        from student_notebooks import student_notebook
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    from ropebook.student_notebooks import student_notebook
+
     downloaded = _download_notebook(roundtrip, STUDENT_CHAPTER, tmp_path / "download")
     chapter = json.loads(downloaded.read_text(encoding="utf-8"))
     student = student_notebook(chapter)

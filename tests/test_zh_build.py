@@ -20,17 +20,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import build_zh, zh_store
+from ropebook.book_toc import toc_docnames
 
-import build_zh  # noqa: E402
-import zh_store  # noqa: E402
-from book_toc import toc_docnames  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 SITE = Path(os.environ.get("ROPELAB_SITE", ROOT / "_build" / "html")).resolve()
 ZH = "zh"

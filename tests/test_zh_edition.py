@@ -18,15 +18,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import zh_store
 
-import zh_store  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 PAGES = zh_store.pages()
 
@@ -80,8 +79,7 @@ def test_terms_the_field_writes_in_latin_letters_may_stay_english():
 
 
 def test_every_glossary_row_gives_a_term_unless_all_its_words_are_everyday():
-    sys.path.insert(0, str(ROOT / "tools"))
-    from glossary import glossary_rows
+    from ropebook.glossary import glossary_rows
 
     covered = {e for t in TERMS for e in t.row_english}
     for row in glossary_rows():

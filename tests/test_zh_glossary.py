@@ -12,15 +12,13 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import zh_glossary, zh_store
+from ropebook.glossary import glossary_rows, glossary_settings
 
-import zh_glossary  # noqa: E402
-import zh_store  # noqa: E402
-from glossary import glossary_rows, glossary_settings  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 SETTINGS = glossary_settings()
 ROWS = glossary_rows()

@@ -1,4 +1,4 @@
-"""The Chinese edition's style rules (``tools/zh_rules.py``, issue 34), each with a planted
+"""The Chinese edition's style rules (``src/ropebook/zh_rules.py``, issue 34), each with a planted
 failure: a bad unit is reported under its rule and the edition's own units pass.
 
 * ``heading-gloss``: no English gloss in a heading, a caption or a table cell;
@@ -16,17 +16,15 @@ failure: a bad unit is reported under its rule and the edition's own units pass.
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from ropebook import zh_rules, zh_store
 
-import zh_rules  # noqa: E402
-import zh_store  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 PAGES = zh_store.pages()
 
@@ -349,7 +347,7 @@ def test_a_source_spelling_still_renders_its_term():
 def test_book_terms_are_enforced_like_any_row():
     """The glossary's "Book terms" (test-time, checkpoint, loss, explorable, kernel): one
     Chinese each, never glossed; a unit whose English means something else declares it."""
-    from glossary import book_term_rows
+    from ropebook.glossary import book_term_rows
 
     assert {r.term for r in book_term_rows()} >= {
         "test-time",

@@ -1,49 +1,6 @@
-"""Execute chapter notebooks in place, as `make notebooks` does.
+"""``python tools/run_notebooks.py``: runs :mod:`ropebook.run_notebooks` (its docstring says what it does)."""
 
-Runs each notebook top to bottom in its own folder with nbclient, with the explorables in the
-book's "page" mode (their outputs leave the script to the site), then drops the widget state
-(live ipywidgets need a kernel; the static site uses the explorables instead) and any per-cell
-timing metadata, so that re-running an unchanged chapter changes its file only where an
-output really changed.
-"""
-
-from __future__ import annotations
-
-import os
-import sys
-from pathlib import Path
-
-import nbformat
-from nbclient import NotebookClient
-
-
-def run(path: Path, timeout: int = 600) -> None:
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        record_timing=False,
-        store_widget_state=True,  # nbclient's Output-widget hook needs it while running
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
-    # Saved widget state would make the static site load a widget manager; timings (left by
-    # other tools: record_timing=False does not clear them) would churn every diff.
-    notebook.metadata.pop("widgets", None)
-    for cell in notebook.cells:
-        cell.metadata.pop("execution", None)
-    nbformat.write(notebook, path)
-
-
-def main(paths: list[str]) -> None:
-    # The outputs are those of the book: the site serves ropelab-explore.js once per page, so
-    # no explorable output carries it (ropelab.explorables, book/_ext/ropelab_explore.py).
-    os.environ["ROPELAB_EXPLORE_SCRIPT"] = "page"
-    for name in paths:
-        print(f"executing {name}", flush=True)
-        run(Path(name))
-
+from ropebook.run_notebooks import main
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    raise SystemExit(main())

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +33,9 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from book_toc import toc_docnames
-from headless_chromium import CHROMIUM, keep_offline
-from page_layout import WIDTHS, launch, measure_page
+from ropebook.book_toc import toc_docnames
+from ropebook.headless_chromium import CHROMIUM, keep_offline
+from ropebook.page_layout import WIDTHS, launch, measure_page
 
 ROOT = Path(__file__).resolve().parents[2]
 # ROPELAB_SITE points the tests at another build (e.g. tools/build_site.py's _build/quick).
@@ -96,7 +94,7 @@ def book_pages() -> list[str]:
 
 
 #: The Chinese edition's folder in the site (issue 27; ``tools/build_zh.py``, copied in by
-#: ``book/_ext/lecturer_kit.py``).
+#: ``src/ropebook/ext/lecturer_kit.py``).
 ZH = "zh"
 
 
@@ -107,7 +105,7 @@ def zh_pages() -> list[str]:
 
 
 #: The student edition's folder in the site (issue 31; ``tools/build_student.py``, copied in by
-#: ``book/_ext/lecturer_kit.py``), with its Chinese edition in ``student/zh/``.
+#: ``src/ropebook/ext/lecturer_kit.py``), with its Chinese edition in ``student/zh/``.
 STUDENT = "student"
 
 

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_layout import summarize
 
+from ropebook.page_layout import summarize
 from tests.strict_xfail import strict_xfail_params
 
 from .conftest import SITE, book_pages, student_pages, write_json, zh_pages

@@ -32,21 +32,16 @@ areas are printed.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from ropebook import build_slides, course_path, slide_checks
 from ropelab.explorables import explorable_data
 from tests.explorable_checks import assert_same
 
 from .conftest import ROOT, SCREENSHOTS, book_pages
-
-sys.path.insert(0, str(ROOT / "tools"))
-import build_slides
-import course_path
-import slide_checks
 
 DECKS = [f"slides/{Path(p).stem}.html" for p in book_pages() if p.startswith("notebooks/")]
 #: The decks of the two-lecture path (tools/build_slides.py, from tools/course_path.py).

@@ -21,6 +21,8 @@ def main(argv: list[str]) -> None:
     source = Path(argv[0]).resolve()
     pairs = list(zip(argv[1::2], argv[2::2], strict=True))
     script = str(source / "convert_hf_to_gguf.py")
+    # The one sys.path edit of the repository (tests/test_book_package.py): llama.cpp's
+    # converter reads its vocabulary from sys.path[0]/models (_set_vocab_builtin).
     sys.path.insert(0, str(source))
     import conversion  # the converter's own package, from the llama.cpp tree
 

@@ -35,7 +35,6 @@ import posixpath
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +42,11 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from ropebook.ext.narrow_math import display_tex, narrow_request, without_author_form
+
 logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from narrow_math import display_tex, narrow_request, without_author_form  # noqa: E402
 
 TYPESET_SCRIPT = HERE / "typeset_math.js"
 #: Where the site serves MathJax's fonts (``html_static_path``: vendor/ -> _static/).
@@ -296,7 +295,7 @@ def subset_icon_fonts(outdir: Path, codepoints: set[int]) -> dict[str, int]:
 
 
 #: Folders of the site this build did not write: the lecturer's kit copied in by
-#: book/_ext/lecturer_kit.py (the slides load their own MathJax; the student edition went
+#: src/ropebook/ext/lecturer_kit.py (the slides load their own MathJax; the student edition went
 #: through this extension when it was built).
 COPIED = {"_static", "_sources", "slides", "student", "kit"}
 

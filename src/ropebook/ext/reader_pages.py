@@ -18,14 +18,15 @@ sheet: solutions are left out of print). On screen solutions stay collapsed eith
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ConfigError
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+from ropebook import ROOT
+
+ASSETS = ROOT / "book" / "assets"
 CHOICES = ("open", "hidden")
 #: After the theme's files (500) and every other extension's.
 PRIORITY = 900

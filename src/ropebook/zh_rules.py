@@ -151,7 +151,7 @@ def english_scaled(text: str) -> dict[str, float]:
 
 
 def _strip_code(text: str) -> str:
-    import zh_store
+    from ropebook import zh_store
 
     return zh_store._without(text, zh_store.CODE_BLOCK)
 
@@ -177,7 +177,7 @@ def _lines(text: str, kind: str) -> list[str]:
 
 
 def heading_gloss_problems(key: str, chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     places = [("heading", line) for line in _lines(chinese, "heading")]
     places += [("table cell", line) for line in _lines(chinese, "table")]
@@ -196,7 +196,7 @@ def heading_gloss_problems(key: str, chinese: str) -> list[str]:
 
 
 def nested_parenthesis_problems(chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     text = re.sub(r"“[^”]*”", " ", zh_store.prose(chinese))
     problems = []
@@ -224,7 +224,7 @@ def nested_parenthesis_problems(chinese: str) -> list[str]:
 
 
 def bei_problems(chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     text = zh_store.prose(chinese)
     return [
@@ -235,7 +235,7 @@ def bei_problems(chinese: str) -> list[str]:
 
 
 def link_text_problems(chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     no_code = zh_store._without(chinese, zh_store.CODE_BLOCK)
     texts = [m.group(1) for m in ROLE_TITLED.finditer(no_code)]
@@ -248,7 +248,7 @@ def link_text_problems(chinese: str) -> list[str]:
 
 
 def number_format_problems(chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     text = zh_store.prose(chinese)
     problems = []
@@ -270,7 +270,7 @@ def number_format_problems(chinese: str) -> list[str]:
 def _spellings() -> dict[str, str]:
     """``{spelling to replace: the canonical term}`` from ``book/glossary_terms.json``: the
     sources' spellings (哈达码积 -> 哈达玛积) and this book's retired renderings."""
-    from glossary import glossary_settings
+    from ropebook.glossary import glossary_settings
 
     settings = glossary_settings()
     found = {old: new for new, old in settings.get("source_spelling", {}).items()}
@@ -280,7 +280,7 @@ def _spellings() -> dict[str, str]:
 
 
 def term_spelling_problems(chinese: str) -> list[str]:
-    import zh_store
+    from ropebook import zh_store
 
     text = zh_store.prose(chinese)
     squeezed = re.sub(r"\s+", "", text)
@@ -302,7 +302,7 @@ def sentences(chinese: str) -> list[str]:
     """The sentences of a unit's running prose (:func:`zh_store.prose`): the lines of a
     paragraph joined, then cut at 。！？; a list item, heading or table cell is a sentence
     of its own at least. Only pieces holding Chinese are kept."""
-    import zh_store
+    from ropebook import zh_store
 
     blocks: list[str] = []
     current: list[str] = []

@@ -1,7 +1,7 @@
 """The language switch (issue 27): every page links to the same page in the other language.
 
 The Chinese edition (``tools/build_zh.py``) is a site of its own, copied into the English site
-as ``zh/`` (``book/_ext/lecturer_kit.py``, from the kit's ``zh/``). At the top of every page's
+as ``zh/`` (``src/ropebook/ext/lecturer_kit.py``, from the kit's ``zh/``). At the top of every page's
 article this extension puts one link: "中文" on an English page, to the same page under
 ``zh/``; "English" on a Chinese page, to the same page one folder up. The links are relative,
 so they work in a site read from files.
@@ -26,10 +26,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lecturer_kit import ZH_DIR, kit_dir
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ConfigError
+
+from ropebook.ext.lecturer_kit import ZH_DIR, kit_dir
 
 LANGUAGES = ("en", "zh")
 #: What the link says: the other language, named in itself.

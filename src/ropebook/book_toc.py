@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from ropebook import ROOT
 
 
 def toc_docnames(root: Path = ROOT) -> list[str]:

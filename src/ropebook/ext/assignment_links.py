@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from lecturer_kit import BOOK, _relative, kit_dir
 from sphinx.application import Sphinx
+
+from ropebook.ext.lecturer_kit import BOOK, _relative, kit_dir
 
 ASSIGNMENTS_DIR = "assignments"
 #: The kit the English site is built with (``make kit``; ``ROPELAB_KIT`` names

@@ -2,7 +2,7 @@
 
 MathJax 3 does not break lines, and a chapter's display equations are written for a 720-px
 column: at 390 px (a 343-px column) most of them were wider than the screen. At build time
-``book/_ext/light_pages.py`` asks this module to cut each display equation into *rows* of
+``src/ropebook/ext/light_pages.py`` asks this module to cut each display equation into *rows* of
 *pieces* at the places a mathematician would break it:
 
 * before every top-level relation (``=``, ``\\approx``, ``\\le``, ``\\to``, …): each one starts

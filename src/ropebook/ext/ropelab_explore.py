@@ -3,22 +3,22 @@
 
 The explorables of :mod:`ropelab.explorables` carry the script in every output when a
 notebook runs live. In the book the site serves it instead: this extension sets
-``ROPELAB_EXPLORE_SCRIPT=page`` before any chapter is executed (the kernels inherit it), so
+``ROPELAB_EXPLORE_SCRIPT=page`` before any chapter is executed (the kernels inherit it;
+:func:`ropebook.explorables.serve_scripts_from_page`), so
 the outputs hold only their markup and config, copies the script from the installed package
 into the built site, and adds it to the pages whose body holds an explorable.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 
+from ropebook.explorables import serve_scripts_from_page
 from ropelab.explorables import (
-    SCRIPT_MODE_VARIABLE,
     decoder_configs_script,
     decoder_script_path,
     script_path,
@@ -56,7 +56,7 @@ def _add_to_pages_with_explorables(
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    os.environ[SCRIPT_MODE_VARIABLE] = "page"
+    serve_scripts_from_page()
     app.connect("html-page-context", _add_to_pages_with_explorables)
     app.connect("build-finished", _copy_script)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

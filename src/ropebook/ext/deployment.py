@@ -42,9 +42,10 @@ from urllib.parse import urlparse
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ropebook import ROOT
+
 LOGGER = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Where the wheel is built once and reused by every build of the same sources.
 WHEEL_CACHE = ROOT / "_build" / "site-wheel"
 #: The site's folders for the package and the chapter zips (not ``_static``).

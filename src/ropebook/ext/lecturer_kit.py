@@ -18,11 +18,11 @@ What it does:
   extension's post-transforms: explorables and ``screen-only`` cells are left out (the static
   figure next to each explorable is printed instead), chapters keep the number in their title
   and LaTeX numbers nothing of its own, figures and tables carry the numbers the site shows
-  (``book/_ext/chapter_numbers.py``), every display equation is scaled down to the line when it
+  (``src/ropebook/ext/chapter_numbers.py``), every display equation is scaled down to the line when it
   is wider, and the two chapter boxes have their colours.
 
-The names of the kit's files in the built site are defined here (``KIT_*``, :func:`pdf_name`,
-:func:`slides_path`) and read by ``tools/build_kit.py`` and the tests.
+The names of the kit's files in the built site (``KIT_*``, :func:`pdf_name`,
+:func:`slides_path`) are defined in :mod:`ropebook.kit`, which the tools and the tests read too.
 """
 
 from __future__ import annotations
@@ -43,27 +43,25 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ropebook import ROOT
+from ropebook.kit import (
+    EDITIONS,
+    FIGURES_ARCHIVE,
+    META_CLASS,
+    REMEMBER_CLASS,
+    SLIDES_DIR,
+    STUDENT_DIR,
+    ZH_DIR,
+    pdf_name,
+    slides_path,
+)
+
 logger = logging.getLogger(__name__)
 
-BOOK = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
 LATEX_DIR = BOOK / "latex"
 ASSETS = BOOK / "assets"
 
-EDITIONS = ("instructor", "student")
-#: The kit's folders and files, relative to the site's root.
-KIT_DIR = "kit"
-SLIDES_DIR = "slides"
-STUDENT_DIR = "student"
-#: The Chinese edition (issue 27, ``tools/build_zh.py``), copied into the English site.
-ZH_DIR = "zh"
-FIGURES_ARCHIVE = f"{KIT_DIR}/rope-derived-and-run-figures.zip"
-#: The LaTeX document (``latex_documents``' target) and the PDF's name.
-LATEX_TARGET = "rope-derived-and-run"
-#: Classes of the two admonitions every chapter carries (book/../notes: kit conventions).
-META_CLASS = "chapter-meta"
-REMEMBER_CLASS = "remember"
-#: Cell tag of the cells a chapter's slides are made of.
-SLIDE_TAG = "slide"
 #: The course paths (issue 31, ``tools/course_path.py``), linked from the kit's menu.
 TEACHING_DOC = "book/teaching"
 #: Pages printed on one sheet in the PDF (small type, two columns), with the ids of their
@@ -73,19 +71,6 @@ COMPACT_PAGES = {"book/cheatsheet": ("cheat-methods", "cheat-config-keys")}
 #: sheet's print rules (``book/assets/ropelab-kit.css``, ``section#cheat-sheet``) hold it to
 #: one A4 page in both languages (issue 34; the Chinese title's own id would be ``id1``).
 PAGE_IDS = {"book/cheatsheet": "cheat-sheet"}
-
-
-def pdf_name(edition: str) -> str:
-    """``kit/rope-derived-and-run.pdf`` (instructor) or ``kit/…-student.pdf``."""
-    suffix = "" if edition == "instructor" else f"-{edition}"
-    return f"{KIT_DIR}/{LATEX_TARGET}{suffix}.pdf"
-
-
-def slides_path(docname: str, language: str = "en") -> str:
-    """The deck of a chapter: ``notebooks/05_long_range_decay`` -> ``slides/05_long_range_decay.html``
-    (the Chinese deck: ``slides/zh/05_long_range_decay.html``)."""
-    folder = SLIDES_DIR if language == "en" else f"{SLIDES_DIR}/{ZH_DIR}"
-    return f"{folder}/{Path(docname).name}.html"
 
 
 def is_chapter(docname: str) -> bool:
@@ -319,7 +304,7 @@ class LatexBookLayout(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        from chapter_numbers import chapter_number
+        from ropebook.ext.chapter_numbers import chapter_number
 
         env = self.env
         for start in list(self.document.findall(addnodes.start_of_file)):
@@ -717,5 +702,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", add_kit_buttons, priority=520)
     app.connect("build-finished", copy_kit)
     # Every page links to the same page in the other language (issue 27).
-    app.setup_extension("language_switch")
+    app.setup_extension("ropebook.ext.language_switch")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

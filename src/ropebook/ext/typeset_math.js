@@ -1,4 +1,4 @@
-// Typeset the book's mathematics once, at build time (book/_ext/light_pages.py), with the
+// Typeset the book's mathematics once, at build time (src/ropebook/ext/light_pages.py), with the
 // MathJax the site serves (npm's `mathjax` package, node_modules/mathjax): TeX in, CommonHTML
 // out, with MathJax's assistive MathML beside every equation for screen readers.
 //
@@ -10,7 +10,7 @@
 // one MathJax document, so its stylesheet holds the glyphs that page uses and no others.
 //
 // Phones (issue 33): a page's `narrow` maps a fragment's index to the rows of its narrow form
-// (book/_ext/narrow_math.py) or to an author's TeX; the pieces are packed into lines no wider
+// (src/ropebook/ext/narrow_math.py) or to an author's TeX; the pieces are packed into lines no wider
 // than NARROW_EM (measured with MathJax's metrics) and the narrow form is typeset on the same
 // page; it comes back in `narrow` (index -> html). Inline math wider than CHUNK_EM is cut
 // into unbreakable chunks after its top-level relations, operators and commas, so that it
@@ -19,7 +19,8 @@
 
 const path = require('path');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+// The repository's root (this file is src/ropebook/ext/typeset_math.js).
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 // The font folder is set per page by the caller (a path relative to the page).
 const FONT_URL = '@ROPELAB_MATHJAX_FONTS@';
 
@@ -76,7 +77,7 @@ function widthInDocument(MathJax, tex) {
   return MathJax.startup.output.getBBox(item, doc).w;
 }
 
-// The rows of book/_ext/narrow_math.py packed into lines of an `aligned` environment: each
+// The rows of src/ropebook/ext/narrow_math.py packed into lines of an `aligned` environment: each
 // relation starts a line, aligned on it; a line is continued at a binary operator, indented,
 // when it would be wider than NARROW_EM. A wide left-hand side may rather go on a line of its
 // own, with the relations indented under it ("hanging"): both are measured, the narrower
