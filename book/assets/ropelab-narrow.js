@@ -1,9 +1,9 @@
 /*
  * Display equations on a narrow screen (issue 33, "Phones"). Loaded on every page by
- * book/_ext/reader_pages.py, before ropelab-print.js.
+ * src/ropebook/ext/reader_pages.py, before ropelab-print.js.
  *
  * A display equation that a phone could not show whole was typeset twice at build time
- * (book/_ext/light_pages.py, narrow_math.py): its wide form and a narrow form broken at its
+ * (src/ropebook/ext/light_pages.py, narrow_math.py): its wide form and a narrow form broken at its
  * relations and operators, both MathJax containers in the same div.math, marked
  * data-ropelab-variant="wide" / "narrow". For every display equation, at load and whenever
  * the page's width changes, this script:

@@ -285,7 +285,7 @@ def subset_icon_fonts(outdir: Path, codepoints: set[int]) -> dict[str, int]:
         )
     header = (
         "/* Font Awesome Free (SIL OFL 1.1), cut to the icons this site shows by "
-        "book/_ext/light_pages.py. */\n"
+        "src/ropebook/ext/light_pages.py. */\n"
     )
     (outdir / "_static" / ICONS_CSS).write_text(header + "\n".join(faces) + "\n", encoding="utf-8")
     return sizes
