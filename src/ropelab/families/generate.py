@@ -45,6 +45,7 @@ __all__ = [
     "LAYER_KINDS",
     "ROPE_KEY",
     "TABLE_PATH",
+    "defaults",
     "generate",
     "main",
     "render",
@@ -365,6 +366,25 @@ def _defaults(config: Any) -> dict[str, Any]:
     return out
 
 
+def _with_hand(model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with the hand-completed defaults of :data:`HAND` (the class's value kept
+    beside each as ``config_class``)."""
+    hand = HAND.get(model_type, {})
+    for key, value in hand.get("defaults", {}).items():
+        given = fields.get(key, {}).get("value")
+        fields[key] = _field(value, "hand", why=hand["why"], config_class=given)
+    return fields
+
+
+def defaults(model_type: str) -> dict[str, Any]:
+    """The ``defaults`` entry of one model type, from its config class only (no modeling
+    source is read): what the table test recomputes for every model type with RoPE."""
+    _transformers()
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    return _with_hand(model_type, _defaults(CONFIG_MAPPING[model_type]()))
+
+
 def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[str, Any]:
     transformers = _transformers()
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
@@ -396,11 +416,7 @@ def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[
     entry["reads"] = _field(
         _reads(package, [n for n in rotary if n in package.source] + attention), "module-source"
     )
-    entry["defaults"] = _defaults(config)
-    hand = HAND.get(model_type, {})
-    for key, value in hand.get("defaults", {}).items():
-        given = entry["defaults"].get(key, {}).get("value")
-        entry["defaults"][key] = _field(value, "hand", why=hand["why"], config_class=given)
+    entry["defaults"] = _with_hand(model_type, _defaults(config))
     entry.update(_layer_kinds(model_type, config, package, used))
     return entry
 
