@@ -1,0 +1,502 @@
+"""Generate the family table: every transformers model type, whether it has RoPE, and the
+defaults, keys and layer kinds that decide it (issue 38, the data behind the config decoder).
+
+Run ``python -m ropelab.families.generate --write`` with the pinned transformers (5.23.0) to
+rewrite ``transformers_5_23.json``; without ``--write`` it prints a summary and exits with
+status 1 when the committed table differs from a fresh generation. transformers is imported
+lazily, here only: reading the table (:mod:`ropelab.families`) never needs it.
+
+How each entry is made:
+
+* **RoPE or not** (``source: module-source``): the modeling files of the model type's
+  package are parsed (:mod:`ast`, nothing executed); the model classes declared for the
+  config class (``config: XConfig`` or ``config_class = XConfig``) are followed through the
+  classes and functions they name, in that package. The model has RoPE when that reaches a
+  class whose name ends with ``RotaryEmbedding`` or a function ``apply_rotary_pos_emb`` /
+  ``rotate_half`` (or any name with ``rotary``). A composite config (``text_config`` etc.)
+  has RoPE through a sub-config whose model type has it (``rope_via``).
+* **Defaults** (``source: config-class``): the config class instantiated with its defaults;
+  every field that decides RoPE (the fixed names of :data:`BASIC_FIELDS` and any key matching
+  :data:`ROPE_KEY`), as given, floats as Python writes them.
+* **Reads** (``source: module-source``): the ``config.<name>`` attributes (and
+  ``getattr(config, "<name>")``) in the rotary classes and the attention classes that apply
+  RoPE, found with a regular expression.
+* **Layer kinds** (``source: config-class``, or ``hand`` where :data:`HAND` completes them):
+  one of :data:`LAYER_KINDS` per layer of the default config, from ``layer_types`` and its
+  spellings; ``null`` with a ``reason`` where they cannot be read mechanically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import functools
+import json
+import math
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BASIC_FIELDS",
+    "HAND",
+    "LAYER_KINDS",
+    "ROPE_KEY",
+    "TABLE_PATH",
+    "defaults",
+    "generate",
+    "main",
+    "render",
+]
+
+#: The committed table.
+TABLE_PATH = Path(__file__).with_name("transformers_5_23.json")
+#: The transformers release the table is generated from.
+PINNED = "5.23.0"
+
+#: Layer kinds a table entry may give.
+LAYER_KINDS = ("rope", "nope", "state_space", "linear_attention", "no_attention")
+
+#: Fields recorded for every RoPE model type when the config has them.
+BASIC_FIELDS = (
+    "head_dim",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "num_hidden_layers",
+    "max_position_embeddings",
+    "layer_types",
+    "sliding_window",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "global_head_dim",
+)
+#: Any other config key that decides RoPE: bases, partial rotation in any spelling, scaling,
+#: layer patterns and markers of layers without RoPE.
+ROPE_KEY = re.compile(
+    r"rope|rotary|theta|base_freq|nope|partial|layer_types|block_type|override_pattern"
+    r"|sliding_window_pattern|attention_interval|attn_layer|layer_period|layer_offset"
+    r"|hybrid_layer|mamba_layer|linear_attn|full_attn|pos_emb|position_embedding_type"
+    r"|use_rope|floor_scale|attn_scale|temperature_tuning|compress_ratio"
+)
+
+# Names in layer_types-like lists and the kind they give (before RoPE/NoPE is decided).
+_KIND_OF_NAME = {
+    "full_attention": "attention",
+    "sliding_attention": "attention",
+    "chunked_attention": "attention",
+    "attention": "attention",
+    "global": "attention",
+    "local": "attention",
+    "compressed_sparse_attention": "attention",
+    "indexed_attention": "attention",
+    "window_attention": "attention",
+    "reference_sliding_attention": "attention",
+    "heavily_compressed_attention": "attention",
+    "hybrid": "attention",
+    "linear_attention": "linear_attention",
+    "mamba": "state_space",
+    "mamba2": "state_space",
+    "recurrent": "state_space",
+    "conv": "no_attention",
+    "mlp": "no_attention",
+    "moe": "no_attention",
+}
+# nemotron_h's hybrid_override_pattern letters.
+_PATTERN_LETTER = {"M": "state_space", "*": "attention", "-": "no_attention", "E": "no_attention"}
+_ROTARY_FUNCTIONS = re.compile(r"rotary|rotate_half")
+_CONFIG_READ = re.compile(r"config\.(\w+)|getattr\(\s*(?:self\.)?config\s*,\s*[\"'](\w+)")
+# Module-source markers of attention layers that may skip RoPE.
+_NOPE_MARKER = re.compile(r"\b(use_rope|no_rope_layers|nope|use_rotary|skip_rope)\b", re.I)
+
+#: Entries completed by hand: the layer kinds the modeling source decides in code the
+#: generator does not read. Each gives the rule and where it is in transformers 5.23.
+HAND: dict[str, dict[str, Any]] = {
+    "cohere2": {
+        "nope": "full_attention",
+        "why": "Cohere2Attention applies RoPE only when sliding_window is set for the layer "
+        "(modeling_cohere2.py): its full-attention layers use no positions",
+    },
+    "exaone4": {
+        "nope": "full_attention",
+        "when": "sliding_window",
+        "why": "Exaone4Attention skips RoPE on full-attention layers when the config has a "
+        "sliding window (is_sliding or sliding_window is None, modeling_exaone4.py)",
+    },
+    "gemma3_text": {
+        "defaults": {"head_dim": 256, "num_attention_heads": 8},
+        "why": "the released Gemma 3 4B text_config lacks head_dim and num_attention_heads; "
+        "transformers fills them from Gemma3TextConfig's defaults (256, 8), recorded here "
+        "explicitly so the decoder can apply them (they equal the config class's defaults)",
+    },
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON: tuples as lists, mappings with string keys, other objects by name."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return type(value).__name__
+
+
+def _field(value: Any, source: str, **extra: Any) -> dict[str, Any]:
+    return {"value": _plain(value), "source": source, **extra}
+
+
+# ---------------------------------------------------------------------------------------------
+# Module source
+
+
+class _Package:
+    """The top-level classes and functions of a model package's modeling files."""
+
+    def __init__(self, files: Iterable[Path]):
+        self.source: dict[str, str] = {}
+        self.names: dict[str, set[str]] = {}
+        self.bases: dict[str, list[str]] = {}
+        self.config_of: dict[str, set[str]] = {}
+        for path in sorted(files):
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
+            tree = ast.parse(text)
+            for node in tree.body:
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                    self._add(node, lines)
+
+    def _add(self, node: ast.ClassDef | ast.FunctionDef, lines: list[str]) -> None:
+        name = node.name
+        self.source[name] = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        used: set[str] = set()
+        configs: set[str] = set()
+        body = node.body
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == "_init_weights":
+                continue
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Name):
+                    used.add(sub.id)
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                if stmt.target.id == "config" and isinstance(stmt.annotation, ast.Name):
+                    configs.add(stmt.annotation.id)
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name):
+                if any(isinstance(t, ast.Name) and t.id == "config_class" for t in stmt.targets):
+                    configs.add(stmt.value.id)
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                for arg in stmt.args.args:
+                    if arg.arg == "config" and isinstance(arg.annotation, ast.Name):
+                        configs.add(arg.annotation.id)
+        self.names[name] = used
+        self.config_of[name] = configs
+        self.bases[name] = [
+            b.id
+            for b in getattr(node, "bases", [])
+            if isinstance(b, ast.Name) and not b.id.endswith("PreTrainedModel")
+        ]
+
+    def reachable(self, roots: Iterable[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = [r for r in roots if r in self.names]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo += [n for n in self.names[name] | set(self.bases[name]) if n in self.names]
+        return seen
+
+    def roots(self, config_class: str) -> list[str]:
+        return sorted(n for n, c in self.config_of.items() if config_class in c)
+
+
+@functools.cache
+def _package(folder: Path) -> _Package:
+    """The parsed modeling files of one model package (parsed once per run)."""
+    return _Package(sorted(folder.glob("modeling_*.py")) if folder.is_dir() else [])
+
+
+def _is_rotary(name: str) -> bool:
+    return name.endswith("RotaryEmbedding") or bool(_ROTARY_FUNCTIONS.search(name.lower()))
+
+
+def _reads(package: _Package, names: Iterable[str]) -> list[str]:
+    keys: set[str] = set()
+    for name in names:
+        for match in _CONFIG_READ.finditer(package.source[name]):
+            keys.add(match.group(1) or match.group(2))
+    return sorted(keys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Layer kinds
+
+
+def _kinds_from_config(config: Any, n: int | None) -> tuple[list[str] | None, str, str]:
+    """(kinds before RoPE is decided, the field they come from, reason if None)."""
+    for key in ("layer_types", "layers_block_type", "block_types", "layers_block_types"):
+        names = getattr(config, key, None)
+        if isinstance(names, (list, tuple)) and names:
+            names = [str(x) for x in names]
+            if key == "block_types" and n is not None and len(names) < n:
+                names = [names[i % len(names)] for i in range(n)]  # cycled (RecurrentGemma)
+            unknown = sorted({x for x in names if x not in _KIND_OF_NAME})
+            if unknown:
+                return None, key, f"{key} names {unknown} of no known kind"
+            return [_KIND_OF_NAME[x] for x in names], key, ""
+    pattern = getattr(config, "hybrid_override_pattern", None)
+    if isinstance(pattern, str) and pattern:
+        unknown = sorted(set(pattern) - set(_PATTERN_LETTER))
+        if unknown:
+            return None, "hybrid_override_pattern", f"pattern letters {unknown} unknown"
+        return [_PATTERN_LETTER[c] for c in pattern], "hybrid_override_pattern", ""
+    if n is None:
+        return None, "", "the config gives no num_hidden_layers"
+    return ["attention"] * n, "num_hidden_layers", ""
+
+
+def _layer_kinds(model_type: str, config: Any, package: _Package, used: set[str]) -> dict[str, Any]:
+    n = getattr(config, "num_hidden_layers", None)
+    n = n if isinstance(n, int) else None
+    subs = _sub_configs(config)
+    if n is None and subs:
+        return {
+            "layer_kinds": None,
+            "reason": "composite config: the layers are those of its sub-configs "
+            + ", ".join(f"{k} ({v})" for k, v in subs.items()),
+        }
+    kinds, key, reason = _kinds_from_config(config, n)
+    if kinds is None:
+        return {"layer_kinds": None, "reason": reason}
+    source = "config-class"
+    nope_flags = getattr(config, "no_rope_layers", None)
+    attention_rope = ["rope" if k == "attention" else k for k in kinds]
+    out: dict[str, Any] = {}
+    bases = getattr(config, "layer_rope_theta", None)
+    if isinstance(bases, (list, tuple)) and len(bases) == len(kinds):
+        # a per-layer base of 0 marks a layer without RoPE
+        attention_rope = [
+            ("nope" if base == 0 else "rope") if k == "rope" else k
+            for k, base in zip(attention_rope, bases, strict=True)
+        ]
+        key += " + layer_rope_theta (0: no RoPE)"
+    elif isinstance(nope_flags, (list, tuple)) and len(nope_flags) == len(kinds):
+        attention_rope = [
+            ("rope" if use else "nope") if k == "rope" else k
+            for k, use in zip(attention_rope, nope_flags, strict=True)
+        ]
+        key += " + no_rope_layers"
+    elif model_type in HAND and "nope" in HAND[model_type]:
+        rule = HAND[model_type]
+        names = list(getattr(config, "layer_types", None) or [])
+        active = "when" not in rule or getattr(config, rule["when"], None) is not None
+        if active and len(names) == len(kinds):
+            attention_rope = [
+                "nope" if k == "rope" and t == rule["nope"] else k
+                for k, t in zip(attention_rope, names, strict=True)
+            ]
+        source = "hand"
+        out["hand"] = rule["why"]
+    else:
+        markers = sorted(
+            {
+                m.group(1).lower()
+                for name in used
+                for m in _NOPE_MARKER.finditer(package.source[name])
+            }
+        )
+        if markers:
+            return {
+                "layer_kinds": None,
+                "reason": f"the modeling source decides RoPE per layer ({', '.join(markers)}); "
+                "not read mechanically",
+            }
+    out.update(
+        {"layer_kinds": attention_rope, "layer_kinds_from": key, "layer_kinds_source": source}
+    )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+
+def _transformers() -> Any:
+    import transformers  # lazy: only the generator and the coverage measurement need it
+
+    transformers.logging.set_verbosity_error()
+    return transformers
+
+
+def _sub_configs(config: Any) -> dict[str, str]:
+    from transformers import PretrainedConfig
+
+    out = {}
+    for key, value in vars(config).items():
+        if isinstance(value, PretrainedConfig):
+            out[key] = str(value.model_type)
+    return dict(sorted(out.items()))
+
+
+def _defaults(config: Any) -> dict[str, Any]:
+    values = config.to_dict()
+    out: dict[str, Any] = {}
+    for key in sorted(values):
+        if key in BASIC_FIELDS or ROPE_KEY.search(key):
+            if isinstance(values[key], Mapping) and "model_type" in values[key]:
+                continue  # a sub-config
+            out[key] = _field(values[key], "config-class")
+    if "head_dim" not in out or out["head_dim"]["value"] is None:
+        hidden = values.get("hidden_size")
+        heads = values.get("num_attention_heads")
+        if isinstance(hidden, int) and isinstance(heads, int) and heads:
+            out["head_dim"] = _field(
+                hidden // heads, "config-class", derived="hidden_size // num_attention_heads"
+            )
+    return out
+
+
+def _with_hand(model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with the hand-completed defaults of :data:`HAND` (the class's value kept
+    beside each as ``config_class``)."""
+    hand = HAND.get(model_type, {})
+    for key, value in hand.get("defaults", {}).items():
+        given = fields.get(key, {}).get("value")
+        fields[key] = _field(value, "hand", why=hand["why"], config_class=given)
+    return fields
+
+
+def defaults(model_type: str) -> dict[str, Any]:
+    """The ``defaults`` entry of one model type, from its config class only (no modeling
+    source is read): what the table test recomputes for every model type with RoPE."""
+    _transformers()
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    return _with_hand(model_type, _defaults(CONFIG_MAPPING[model_type]()))
+
+
+def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[str, Any]:
+    transformers = _transformers()
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    entry: dict[str, Any] = {"config_class": config_class, "module": module}
+    package = _package(root / module)
+    roots = package.roots(config_class)
+    used = package.reachable(roots)
+    rotary = sorted(n for n in used if _is_rotary(n))
+    try:
+        config = CONFIG_MAPPING[model_type]()
+    except Exception as error:  # a config class without usable defaults
+        entry.update(rope=bool(rotary), config_error=f"{type(error).__name__}: {error}"[:200])
+        return entry
+    subs = _sub_configs(config)
+    if subs:
+        entry["sub_configs"] = subs
+    entry["rope"] = bool(rotary)
+    if not rotary:
+        return entry
+    del transformers
+    entry["rotary"] = _field(rotary, "module-source", model_classes=roots)
+    attention = sorted(
+        n
+        for n in used
+        if n.endswith("Attention")
+        and re.search(r"apply_rotary|rotary|position_embeddings", package.source[n])
+    )
+    entry["reads"] = _field(
+        _reads(package, [n for n in rotary if n in package.source] + attention), "module-source"
+    )
+    entry["defaults"] = _with_hand(model_type, _defaults(config))
+    entry.update(_layer_kinds(model_type, config, package, used))
+    return entry
+
+
+def generate(model_types: Iterable[str] | None = None) -> dict[str, Any]:
+    """The table, fresh from the installed transformers (which must be the pinned release).
+
+    ``model_types``: a subset (all of transformers' model types when None).
+    """
+    transformers = _transformers()
+    from transformers.models.auto.configuration_auto import (
+        CONFIG_MAPPING_NAMES,
+        model_type_to_module_name,
+    )
+
+    if transformers.__version__ != PINNED:
+        raise RuntimeError(f"the table is generated from transformers {PINNED}")
+    root = Path(transformers.__file__).parent / "models"
+    chosen = sorted(CONFIG_MAPPING_NAMES if model_types is None else model_types)
+    entries = {
+        mt: _entry(mt, CONFIG_MAPPING_NAMES[mt], model_type_to_module_name(mt), root)
+        for mt in chosen
+    }
+    # Composite configs have RoPE through a sub-config that has it.
+    for entry in entries.values():
+        via = [
+            f"{key}: {sub}"
+            for key, sub in entry.get("sub_configs", {}).items()
+            if entries.get(sub, {}).get("rope")
+        ]
+        if via and not entry["rope"]:
+            entry["rope"] = True
+            entry["rope_via"] = _field(via, "config-class")
+    return {
+        "transformers": PINNED,
+        "generated_by": "python -m ropelab.families.generate --write",
+        "layer_kinds": list(LAYER_KINDS),
+        "model_types": entries,
+    }
+
+
+def _dump(value: Any, indent: str) -> str:
+    if isinstance(value, Mapping) and value:
+        inner = indent + " "
+        items = [f"{inner}{json.dumps(str(k))}: {_dump(value[k], inner)}" for k in sorted(value)]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list) and any(isinstance(v, (Mapping, list)) for v in value):
+        inner = indent + " "
+        return "[\n" + ",\n".join(inner + _dump(v, inner) for v in value) + "\n" + indent + "]"
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def render(table: Mapping[str, Any]) -> str:
+    """The table as committed: sorted keys, one-space indent, lists of numbers or strings on
+    one line, a final newline (``json.loads`` reads it back as it was)."""
+    return _dump(table, "") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a summary; ``--write`` rewrites the committed table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="rewrite the committed table")
+    args = parser.parse_args(argv)
+    table = generate()
+    text = render(table)
+    entries = table["model_types"]
+    rope = [mt for mt, e in entries.items() if e.get("rope")]
+    unread = [mt for mt in rope if "defaults" in entries[mt] and entries[mt]["layer_kinds"] is None]
+    print(f"transformers {PINNED}: {len(entries)} model types, {len(rope)} with RoPE")
+    print(f"layer kinds not read mechanically: {len(unread)}")
+    if args.write:
+        TABLE_PATH.write_text(text, encoding="utf-8")
+        print(f"wrote {TABLE_PATH}")
+        return 0
+    current = TABLE_PATH.read_text(encoding="utf-8") if TABLE_PATH.exists() else ""
+    if current != text:
+        print("the committed table differs from a fresh generation; run with --write")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The family table and the decoder's coverage record are current (issue 38).
+
+* the committed ``transformers_5_23.json`` equals a fresh generation: whole entries for a
+  sample of model types (with their sub-configs), and the config-class defaults of every
+  model type with RoPE;
+* ``coverage_5_23.json`` is current (every model type re-measured), and its counts are the ones
+  stated here, so that a change to the decoder or the table is noticed;
+* the Gemma 3 text defaults the released 4B ``text_config`` relies on are in the table.
+
+The whole table's regeneration reads every modeling file (about 45 s here); the test
+regenerates whole entries for a sample and the config-class defaults for all.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ropelab import families
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("torch")
+if transformers.__version__ != "5.23.0":  # pragma: no cover
+    pytest.skip("the table is generated from transformers 5.23.0", allow_module_level=True)
+
+from ropelab.families import coverage, generate  # noqa: E402
+
+#: Whole entries regenerated: dense, sliding/full, hybrid, MLA, partial rotary, NoPE,
+#: composite (with their sub-configs, added below).
+SAMPLE = (
+    "llama",
+    "gemma3",
+    "gemma3_text",
+    "gpt_neox",
+    "qwen3_next",
+    "cohere2",
+    "deepseek_v3",
+    "phi3",
+    "smollm3",
+    "jamba",
+)
+#: The classification counts of the committed record.
+COUNTS = {"matches": 265, "differs": 22, "decoder raises": 56, "cannot instantiate on CPU": 19}
+
+
+def _committed() -> dict:
+    return json.loads(generate.TABLE_PATH.read_text(encoding="utf-8"))
+
+
+def test_table_entries_are_current() -> None:
+    committed = _committed()["model_types"]
+    chosen = set(SAMPLE)
+    for model_type in SAMPLE:
+        chosen |= set(committed[model_type].get("sub_configs", {}).values())
+    fresh = generate.generate(chosen)["model_types"]
+    for model_type in sorted(chosen):
+        assert fresh[model_type] == committed[model_type], model_type
+
+
+def test_table_defaults_are_current() -> None:
+    committed = _committed()["model_types"]
+    for model_type in families.rope_families():
+        if "defaults" in committed[model_type]:
+            fresh = generate.defaults(model_type)
+            assert fresh == committed[model_type]["defaults"], model_type
+
+
+def test_table_lists_every_model_type() -> None:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    assert families.families() == tuple(sorted(CONFIG_MAPPING_NAMES))
+    assert generate.render(_committed()) == generate.TABLE_PATH.read_text(encoding="utf-8")
+
+
+def test_gemma3_text_defaults_for_the_released_4b_text_config() -> None:
+    rule = families.family("gemma3_text")
+    assert rule is not None and rule.rope
+    assert rule.defaults["head_dim"] == 256 and rule.defaults["num_attention_heads"] == 8
+    assert rule.sources["head_dim"] == "hand" and rule.hand
+    assert rule.layers_of("rope") == tuple(range(26))
+    assert families.family("no such model") is None
+
+
+def test_coverage_is_current() -> None:
+    """Every model type with RoPE re-measured (its rotary modules only: about 15 s)."""
+    record = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))["model_types"]
+    assert coverage.measure() == record
+
+
+def test_coverage_counts() -> None:
+    body = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))
+    assert tuple(sorted(body["model_types"])) == families.rope_families()
+    assert body["counts"] == coverage.counts(body["model_types"]) == COUNTS
+    assert coverage.render(body["model_types"]) == coverage.RECORD_PATH.read_text(encoding="utf-8")
