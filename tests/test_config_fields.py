@@ -44,7 +44,7 @@ def test_gpt_neox_without_rotary_pct_rotates_a_quarter():
     )
     inv, _ = frequencies_from_config(fields.layer().config)
     assert len(inv) == 64 // 4 // 2
-    assert "no rotary_pct: GPT-NeoX's default 0.25" in fields.notes
+    assert "no rotary_pct: GPTNeoXConfig's default 0.25" in fields.notes
 
 
 def test_v4_and_v5_spellings_give_the_same_settings():

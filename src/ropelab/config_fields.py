@@ -47,9 +47,12 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_count, check_finite_array
+from .families import FamilyRule, family, layer_names
 
 __all__ = [
+    "KIND_WORDS",
     "LEGACY_TYPE_NAMES",
+    "RULES",
     "LayerRope",
     "QueryTemperature",
     "RopeFields",
@@ -62,24 +65,44 @@ __all__ = [
 LEGACY_TYPE_NAMES = {"su": "longrope", "mrope": "default"}
 
 _PHI3_TYPES = ("phi3", "phi4_multimodal")
-_GEMMA3_TYPES = ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text")
-# OLMo 3's config class gives rope_scaling to the full-attention layers only; its sliding
-# layers keep plain RoPE with the class's default base (the released rope_theta is consumed
-# by the full layers first), in transformers 5.23's Olmo3Config.convert_rope_params_to_dict.
-_FULL_ONLY_SCALING = {"olmo3": 500_000.0}
-# Layer types whose blocks are not softmax attention, so apply no RoPE (Qwen3-Next's and
-# Qwen3.5's Gated DeltaNet, OLMo-Hybrid's linear attention, Mamba and convolution blocks).
-_NON_ATTENTION_LAYER_TYPES = ("linear_attention", "mamba", "conv")
-# Families whose full-attention layers skip RoPE (Cohere 2 / Command A always; EXAONE 4 when
-# it has a sliding window): the attention pattern decides, not a per-layer flag.
-_NOPE_FULL_ATTENTION = {"cohere2": False, "exaone4": True}
-# Families with a default NoPE interval when no_rope_layers is absent (every interval-th
-# layer skips RoPE): Llama 4 and SmolLM3.
-_NOPE_INTERVAL_TYPES = ("llama4_text", "smollm3")
-_DEEPSEEK_TYPES = ("deepseek_v2", "deepseek_v3", "kimi_k2")  # Kimi K2: DeepSeek-V3's code
 _ORIGINAL_LENGTH_TYPES = ("yarn", "longrope", "llama3")
-# transformers' model-specific defaults for a missing base.
-_GEMMA3_THETA = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
+_DEFAULT_THETA = 10_000.0
+
+#: The behaviours that are code, not data: named rules keyed by model type, each applied by
+#: :func:`normalize_config` where it names it (everything else comes from the family table,
+#: :mod:`ropelab.families`). The functions are below; their docstrings give the sources.
+RULES: dict[str, tuple[str, ...]] = {
+    # DeepSeek-V2/V3 MLA: YaRN's mscale_all_dim squared on the softmax scale
+    # (modeling_deepseek_v3.py, DeepseekV3Attention). Kimi K2 runs DeepSeek-V3's code.
+    "deepseek_v2": ("mla_softmax_scale",),
+    "deepseek_v3": ("mla_softmax_scale",),
+    "kimi_k2": ("mla_softmax_scale",),
+    # Llama 4's query temperature on its NoPE layers (modeling_llama4.py, Llama4TextAttention).
+    "llama4_text": ("llama4_query_temperature",),
+    # DeepSeek-V4: sliding layers ('main') and compressed layers ('compress') with their own
+    # bases (modeling_deepseek_v4.py, DeepseekV4RotaryEmbedding).
+    "deepseek_v4": ("deepseek_v4_groups",),
+    # OLMo 3: rope_scaling on the full-attention layers only; sliding layers keep plain RoPE
+    # at the class's default base (configuration_olmo3.py, Olmo3Config).
+    "olmo3": ("full_only_scaling",),
+    # Gemma 4: the full-attention layers have their own head size, global_head_dim
+    # (configuration_gemma4.py, Gemma4TextConfig).
+    "gemma4": ("global_head_dim",),
+    "gemma4_text": ("global_head_dim",),
+    "gemma4_unified": ("global_head_dim",),
+    "gemma4_unified_assistant": ("global_head_dim",),
+    "gemma4_unified_text": ("global_head_dim",),
+    "diffusion_gemma": ("global_head_dim",),
+    "diffusion_gemma_text": ("global_head_dim",),
+    "embedding_gemma2": ("global_head_dim",),
+    "embedding_gemma2_text": ("global_head_dim",),
+}
+# Ministral 3's llama_4_scaling_beta is a key of the rope dict, read for every family.
+_GLOBAL_HEAD_DIM = 512  # Gemma4TextConfig's global_head_dim
+
+
+def _rules(model_type: str) -> tuple[str, ...]:
+    return RULES.get(model_type, ())
 
 
 @dataclass(frozen=True)
@@ -153,6 +176,9 @@ class RopeFields:
         query_temperature: Llama 4's or Ministral 3's :class:`QueryTemperature`, or None.
         notes: what was read differently from transformers 5's normalised spelling.
         nope_reasons: why the ``nope_layers`` skip RoPE (a flag, an interval, a pattern).
+        layer_kinds: each layer's kind (``rope``, ``nope``, ``state_space``,
+            ``linear_attention``, ``no_attention``; :data:`ropelab.families.LAYER_KINDS`)
+            when some layer does not apply RoPE; empty when every layer does.
     """
 
     model_type: str
@@ -168,6 +194,7 @@ class RopeFields:
     query_temperature: QueryTemperature | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     nope_reasons: tuple[str, ...] = field(default_factory=tuple)
+    layer_kinds: tuple[str, ...] = field(default_factory=tuple)
 
     def layer(self, layer_type: str = "all") -> LayerRope:
         """The :class:`LayerRope` of a layer type (``"all"`` for single-type configs)."""
@@ -211,10 +238,20 @@ def _model_type(raw: Mapping[str, Any], text: Mapping[str, Any]) -> str:
     return str(text.get("model_type") or raw.get("model_type") or "unknown")
 
 
-def _head_dim(text: Mapping[str, Any]) -> int:
+def _head_dim(text: Mapping[str, Any], rule: FamilyRule | None, notes: list[str]) -> int:
+    """``head_dim``; else the config class's fixed default (Gemma 3's 256, whatever the
+    hidden size); else ``hidden_size // num_attention_heads``, the heads filled from the
+    class's defaults when the config omits them."""
     if text.get("head_dim") is not None:
         return check_count(text["head_dim"], "head_dim")
+    defaults = rule.defaults if rule is not None else {}
+    fixed = defaults.get("head_dim")
+    if rule is not None and isinstance(fixed, int) and "head_dim" not in rule.derived:
+        notes.append(f"no head_dim: {rule.config_class}'s default {fixed}")
+        return fixed
     hidden, heads = text.get("hidden_size"), text.get("num_attention_heads")
+    if heads is None and isinstance(defaults.get("num_attention_heads"), int):
+        heads = defaults["num_attention_heads"]
     if hidden is None or heads is None:
         raise ValueError(
             "config must give head_dim, or hidden_size and num_attention_heads "
@@ -252,50 +289,71 @@ def _nested_layer_types(params: Mapping[str, Any], text: Mapping[str, Any]) -> l
     return [k for k, v in params.items() if k in declared and isinstance(v, Mapping)]
 
 
-def _layer_types(text: Mapping[str, Any], model_type: str, num_layers: int | None) -> list[str]:
+def _interval_value(text: Mapping[str, Any], keys: Any, default: int) -> int:
+    for key in dict.fromkeys(k for name in keys for k in (name.lstrip("_"), name)):
+        value = text.get(key)
+        if value is not None:
+            if isinstance(value, str):  # EXAONE 4 also spells it "LLLG"
+                value = len(value)
+            return check_count(value, key)
+    return default
+
+
+def _deepseek_v4_layer_types(text: Mapping[str, Any], num_layers: int) -> list[str]:
+    """DeepSeek-V4's layer types from ``compress_ratios`` (0 sliding only, 4 CSA, 128 HCA),
+    else DeepseekV4Config's default pattern (configuration_deepseek_v4.py)."""
+    ratios = text.get("compress_ratios")
+    if ratios:
+        names = {
+            0: "sliding_attention",
+            4: "compressed_sparse_attention",
+            128: "heavily_compressed_attention",
+        }
+        return [names.get(int(r), "compressed_attention") for r in ratios[:num_layers]]
+    return ["heavily_compressed_attention"] * min(num_layers, 2) + [
+        "compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+        for i in range(max(num_layers - 2, 0))
+    ]
+
+
+def _layer_names(
+    text: Mapping[str, Any], rule: FamilyRule | None, num_layers: int | None, notes: list[str]
+) -> list[str]:
+    """Each layer's name (``layer_types`` or the family's field), read from the config, or
+    rebuilt by the table's layer rule: its interval, else the class's default pattern when
+    the layer count is the default one. Empty when nothing says."""
     if text.get("layer_types"):
         return [str(t) for t in text["layer_types"]]
-    if model_type in ("qwen3_next",) and num_layers is not None:
-        interval = check_count(text.get("full_attention_interval", 4), "full_attention_interval")
-        return [
-            "linear_attention" if (i + 1) % interval else "full_attention"
-            for i in range(num_layers)
-        ]
-    if model_type == "deepseek_v4" and num_layers is not None:
-        ratios = text.get("compress_ratios")
-        if ratios:  # the released spelling: 0 sliding only, 4 CSA, 128 HCA
-            names = {
-                0: "sliding_attention",
-                4: "compressed_sparse_attention",
-                128: "heavily_compressed_attention",
-            }
-            return [names.get(int(r), "compressed_attention") for r in ratios[:num_layers]]
-        return ["heavily_compressed_attention"] * min(num_layers, 2) + [
-            "compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
-            for i in range(max(num_layers - 2, 0))
-        ]
-    if model_type == "olmo3" and num_layers is not None:  # Olmo3Config: every fourth full
-        return ["sliding_attention" if (i + 1) % 4 else "full_attention" for i in range(num_layers)]
-    if model_type in ("cohere2", "exaone4") and num_layers is not None:
+    model_type = rule.model_type if rule is not None else ""
+    if num_layers is None:
+        return []
+    if "deepseek_v4_groups" in _rules(model_type):
+        return _deepseek_v4_layer_types(text, num_layers)
+    layer_rule = (rule.layer_rule if rule is not None else None) or {}
+    field_name = layer_rule.get("field")
+    if field_name not in (None, "layer_types", "num_hidden_layers"):
+        given = text.get(field_name)
+        if isinstance(given, str) and given:
+            return list(given[:num_layers])
+        if isinstance(given, list) and given:
+            return [str(given[i % len(given)]) for i in range(num_layers)]
+    interval = layer_rule.get("interval")
+    if interval:
         if model_type == "exaone4" and text.get("sliding_window") is None:
-            return ["full_attention"] * num_layers
-        pattern = text.get("sliding_window_pattern", 4)
-        if isinstance(pattern, str):  # EXAONE 4 also spells it "LLLG"
-            pattern = len(pattern)
-        pattern = check_count(pattern, "sliding_window_pattern")
+            return ["full_attention"] * num_layers  # Exaone4Config: no window, all full
+        n = _interval_value(text, interval["keys"], interval["default"])
         return [
-            "sliding_attention" if (i + 1) % pattern else "full_attention"
-            for i in range(num_layers)
+            interval["every"] if (i + 1) % n == 0 else interval["else"] for i in range(num_layers)
         ]
-    if model_type in _GEMMA3_TYPES and num_layers is not None:
-        default = 5 if model_type.startswith("gemma3n") else 6
-        pattern = int(
-            text.get("sliding_window_pattern") or text.get("_sliding_window_pattern") or default
-        )
-        return [
-            "sliding_attention" if (i + 1) % pattern else "full_attention"
-            for i in range(num_layers)
-        ]
+    pattern = layer_rule.get("pattern")
+    names = layer_rule.get("names", {})
+    if (
+        isinstance(pattern, (list, str))
+        and len(pattern) == num_layers
+        and len({names.get(str(x), str(x)) for x in pattern}) > 1
+    ):
+        notes.append(f"layer pattern: {rule.config_class}'s default")  # type: ignore[union-attr]
+        return [str(x) for x in pattern]
     return []
 
 
@@ -320,40 +378,80 @@ def _flat_params(
 def _group_layers(name: str, layer_types: list[str], model_type: str) -> tuple[int, ...]:
     """The layers that use the rope dict ``name`` (a layer type, or DeepSeek-V4's group:
     ``"main"`` for its sliding-window layers, ``"compress"`` for the compressed ones)."""
-    if model_type == "deepseek_v4" and name in ("main", "compress"):
+    if "deepseek_v4_groups" in _rules(model_type) and name in ("main", "compress"):
         main = name == "main"
         return tuple(i for i, t in enumerate(layer_types) if (t == "sliding_attention") == main)
     return tuple(i for i, t in enumerate(layer_types) if t == name)
 
 
-def _nope_layers(
-    text: Mapping[str, Any], model_type: str, num_layers: int | None, layer_types: list[str]
-) -> tuple[tuple[int, ...], list[str]]:
-    """Layers that apply no RoPE, and why (transformers 5.23's modeling files)."""
-    nope: set[int] = set()
+#: What a layer kind is called in reasons and reports.
+KIND_WORDS = {
+    "rope": "attention with RoPE",
+    "nope": "attention without RoPE",
+    "state_space": "state-space",
+    "linear_attention": "linear attention",
+    "no_attention": "no attention",
+}
+
+
+def _layer_kinds(
+    text: Mapping[str, Any],
+    rule: FamilyRule | None,
+    num_layers: int | None,
+    layer_types: list[str],
+    head_rope: int | None,
+) -> tuple[list[str], list[str]]:
+    """Each layer's kind (:data:`ropelab.families.LAYER_KINDS`) and the reasons of those
+    without RoPE, from the table's layer rule evaluated on this config: the names' kinds,
+    per-layer NoPE flags (``no_rope_layers[i] == 0``, a ``layer_rope_theta`` of 0, the
+    ``no_rope_layer_interval``), the hand rule of a layer type without RoPE (Cohere 2,
+    EXAONE 4), an MLA head without rotated part (``qk_rope_head_dim`` 0) and a family
+    whose model has no rotary embedding at all."""
+    n = num_layers if num_layers is not None else len(layer_types)
+    if not n:
+        return [], []
+    layer_rule = (rule.layer_rule if rule is not None else None) or {}
+    names = {**layer_names(), **layer_rule.get("names", {})}
+    base = [
+        names.get(layer_types[i], "attention") if i < len(layer_types) else "attention"
+        for i in range(n)
+    ]
+    kinds = ["rope" if k == "attention" else k for k in base]
     reasons: list[str] = []
-    if text.get("no_rope_layers"):
-        flagged = {i for i, use in enumerate(text["no_rope_layers"]) if not use}
-        if flagged:
-            nope |= flagged
-            reasons.append("no_rope_layers")
-    elif model_type in _NOPE_INTERVAL_TYPES and num_layers is not None:
-        interval = check_count(text.get("no_rope_layer_interval", 4), "no_rope_layer_interval")
-        nope |= {i for i in range(num_layers) if (i + 1) % interval == 0}
-        reasons.append(f"every {interval}th layer, no_rope_layer_interval")
-    blocks = {i for i, t in enumerate(layer_types) if t in _NON_ATTENTION_LAYER_TYPES}
+
+    def mark(indices: set[int], reason: str) -> None:
+        hit = {i for i in indices if i < n and kinds[i] == "rope"}
+        if hit:
+            for i in hit:
+                kinds[i] = "nope"
+            reasons.append(reason)
+
+    flags = text.get("no_rope_layers")
+    bases = text.get("layer_rope_theta")
+    if flags:
+        mark({i for i, use in enumerate(flags) if not use}, "no_rope_layers")
+    elif isinstance(bases, list) and bases:
+        mark({i for i, b in enumerate(bases) if not b}, "layer_rope_theta 0")
+    elif layer_rule.get("nope_interval"):
+        spec = layer_rule["nope_interval"]
+        interval = check_count(text.get(spec["key"], spec["default"]), spec["key"])
+        mark(
+            {i for i in range(n) if (i + 1) % interval == 0},
+            f"every {interval}th layer, {spec['key']}",
+        )
+    hand = layer_rule.get("nope_layer_type")
+    if hand and (hand.get("when") is None or text.get(hand["when"]) is not None):
+        which = {i for i, t in enumerate(layer_types) if t == hand["layer_type"]}
+        mark(which, f"{rule.model_type}'s full-attention layers skip RoPE")  # type: ignore[union-attr]
+    if head_rope == 0:
+        mark(set(range(n)), "qk_rope_head_dim 0: the MLA attention uses no positions")
+    if rule is not None and not rule.rope:
+        mark(set(range(n)), f"{rule.model_type}'s attention has no rotary embedding")
+    blocks = sorted({k for k in kinds if k not in ("rope", "nope")})
     if blocks:
-        nope |= blocks
-        kinds = sorted({layer_types[i] for i in blocks})
-        reasons.append(f"{', '.join(kinds)} blocks have no positions to rotate")
-    if model_type in _NOPE_FULL_ATTENTION:
-        needs_window = _NOPE_FULL_ATTENTION[model_type]
-        if not needs_window or text.get("sliding_window") is not None:
-            full = {i for i, t in enumerate(layer_types) if t == "full_attention"}
-            if full:
-                nope |= full
-                reasons.append(f"{model_type}'s full-attention layers skip RoPE")
-    return tuple(sorted(nope)), reasons
+        words = ", ".join(KIND_WORDS[k] for k in blocks)
+        reasons.append(f"{words} blocks have no positions to rotate")
+    return kinds, reasons
 
 
 def _scaled_full_plain_sliding(
@@ -384,10 +482,48 @@ def _scaled_full_plain_sliding(
     ]
 
 
+def _alias(text: Mapping[str, Any], rule: FamilyRule | None, meaning: str) -> tuple[str, Any]:
+    """``(spelling, value)`` of the first family spelling of ``meaning`` the config gives."""
+    for spelling, means in (rule.aliases if rule is not None else {}).items():
+        if means == meaning and text.get(spelling) is not None:
+            return spelling, text[spelling]
+    return "", None
+
+
+def _default_params(rule: FamilyRule | None, layer_type: str | None = None) -> Mapping[str, Any]:
+    """The config class's default rope dict (of ``layer_type`` when it nests by type)."""
+    params = (rule.defaults if rule is not None else {}).get("rope_parameters") or {}
+    if layer_type is not None and isinstance(params.get(layer_type), Mapping):
+        return params[layer_type]
+    if "rope_theta" in params or "rope_type" in params:
+        return params
+    nested = [v for v in params.values() if isinstance(v, Mapping)]
+    full = params.get("full_attention")
+    return full if isinstance(full, Mapping) else (nested[0] if nested else {})
+
+
+def _ntk_alpha(flat: dict[str, Any], head_dim: int, notes: list[str]) -> dict[str, Any]:
+    r"""HunYuan's NTK-alpha: ``dynamic`` with an ``alpha`` is static, the base
+    :math:`\theta\,\alpha^{d/(d-2)}` with *d* the head size (HunYuanDenseV1RotaryEmbedding.
+    compute_ntk_alpha_rope_parameters, modeling_hunyuan_v1_dense.py)."""
+    alpha = float(flat["alpha"])
+    base = float(flat["rope_theta"]) * alpha ** (head_dim / (head_dim - 2))
+    notes.append(
+        f"NTK-alpha: dynamic with alpha {alpha:g} is a fixed base "
+        f"{float(flat['rope_theta']):,.0f} x alpha^({head_dim}/{head_dim - 2}) = {base:,.0f}"
+    )
+    out = {k: v for k, v in flat.items() if k not in ("alpha", "factor")}
+    out.update(rope_type="default", rope_theta=base)
+    return out
+
+
 def normalize_config(config: Any) -> RopeFields:
     """Read a released ``config.json`` (or a transformers config) into :class:`RopeFields`.
 
-    See the module docstring for every rule. The input is not modified.
+    The family table (:func:`ropelab.families.family` of the model type) gives the config
+    class's defaults for missing keys, the family's spellings (aliases) and the rule that
+    gives each layer its kind; :data:`RULES` names the few behaviours that are code. See
+    the module docstring for every rule. The input is not modified.
 
     Raises:
         ValueError: if the head size cannot be found or a count is not a positive integer.
@@ -395,6 +531,9 @@ def normalize_config(config: Any) -> RopeFields:
     raw = as_mapping(config)
     text = _text_config(raw)
     model_type = _model_type(raw, text)
+    rule = family(model_type)
+    rules = _rules(model_type)
+    defaults = rule.defaults if rule is not None else {}
     notes: list[str] = []
     if text is not raw:
         notes.append("fields read from text_config")
@@ -412,30 +551,50 @@ def normalize_config(config: Any) -> RopeFields:
     max_len = text.get("max_position_embeddings")
     max_len = None if max_len is None else check_count(max_len, "max_position_embeddings")
     num_heads = text.get("num_attention_heads")
-    num_kv = text.get("num_key_value_heads", num_heads)
+    num_kv = text.get("num_key_value_heads")
+    if num_heads is None and isinstance(defaults.get("num_attention_heads"), int):
+        num_heads = defaults["num_attention_heads"]
+        notes.append(f"no num_attention_heads: {rule.config_class}'s default {num_heads}")  # type: ignore[union-attr]
+        if num_kv is None:
+            num_kv = defaults.get("num_key_value_heads")
+    if num_kv is None:
+        num_kv = num_heads
 
-    # The base and the rotated fraction of each head, with each model's spelling.
+    # The base and the rotated fraction of each head: the config's keys, the family's
+    # spellings (table aliases), then the config class's defaults.
+    default_params = _default_params(rule, "full_attention")
     theta = text.get("rope_theta")
+    if theta is None:
+        spelled, theta = _alias(text, rule, "rope_theta")
+        if spelled:
+            notes.append(f"{spelled} read as rope_theta")
+    theta_default = default_params.get("rope_theta")
+    if theta_default is None:
+        theta_default = defaults.get("rope_theta", _DEFAULT_THETA)
     partial = text.get("partial_rotary_factor")
-    if model_type == "gpt_neox":
-        if theta is None and text.get("rotary_emb_base") is not None:
-            theta = text["rotary_emb_base"]
-            notes.append("rotary_emb_base read as rope_theta")
-        if partial is None:
-            partial = text.get("rotary_pct", 0.25)
-            notes.append(
-                "rotary_pct read as partial_rotary_factor"
-                if "rotary_pct" in text
-                else "no rotary_pct: GPT-NeoX's default 0.25"
-            )
-    if partial is None and model_type == "qwen3_next":
-        partial = 0.25  # Qwen3NextConfig's default
-        notes.append("no partial_rotary_factor: Qwen3-Next's default 0.25")
+    if partial is None:
+        spelled, partial = _alias(text, rule, "partial_rotary_factor")
+        if spelled:
+            notes.append(f"{spelled} read as partial_rotary_factor")
+    rotary_dim = None
+    given_partial = partial
+    if partial is None and params.get("partial_rotary_factor") is None:
+        if not v5:  # transformers 5's rope dict already carries rotary_dim as a factor
+            spelled, rotary_dim = _alias(text, rule, "rotary_dim")
+        if partial is None and rotary_dim is None:
+            partial = default_params.get("partial_rotary_factor")
+            if partial is not None and partial != 1:
+                spelled = next(
+                    (k for k, v in rule.aliases.items() if v == "partial_rotary_factor"),  # type: ignore[union-attr]
+                    "partial_rotary_factor",
+                )
+                notes.append(f"no {spelled}: {rule.config_class}'s default {partial:g}")  # type: ignore[union-attr]
     partial = 1.0 if partial is None else partial
 
     # Head sizes: DeepSeek's MLA rotates only part of each query/key head.
-    if model_type == "deepseek_v4":
-        head_dim = rotary_head = _head_dim(text)
+    head_rope: int | None = None
+    if "deepseek_v4_groups" in rules:
+        head_dim = rotary_head = _head_dim(text, rule, notes)
         if text.get("partial_rotary_factor") is None:
             rope_part = text.get("qk_rope_head_dim")
             partial = (
@@ -448,15 +607,22 @@ def normalize_config(config: Any) -> RopeFields:
             "of each q/k head rotate"
         )
     elif text.get("qk_rope_head_dim") is not None:
-        rotary_head = check_count(text["qk_rope_head_dim"], "qk_rope_head_dim")
-        head_dim = rotary_head + check_count(text.get("qk_nope_head_dim", 0), "qk_nope_head_dim", 0)
+        head_rope = check_count(text["qk_rope_head_dim"], "qk_rope_head_dim", 0)
+        rotary_head = head_rope
+        head_dim = head_rope + check_count(text.get("qk_nope_head_dim", 0), "qk_nope_head_dim", 0)
         notes.append(
             f"only qk_rope_head_dim = {rotary_head} of each {head_dim}-wide q/k head rotates"
         )
     else:
-        head_dim = rotary_head = _head_dim(text)
+        head_dim = rotary_head = _head_dim(text, rule, notes)
+    if rotary_dim is not None:
+        partial = check_count(rotary_dim, "rotary_dim") / rotary_head
+        notes.append(f"rotary_dim = {rotary_dim} of each {rotary_head}-wide head rotates")
 
     def layer_config(flat: dict[str, Any], head: int | None = None) -> dict[str, Any]:
+        if flat.get("rope_type") == "dynamic" and flat.get("alpha") and rule is not None:
+            if rule.aliases.get("alpha") == "ntk_alpha":
+                flat = _ntk_alpha(flat, rotary_head if head is None else head, notes)
         out: dict[str, Any] = {
             "head_dim": rotary_head if head is None else head,
             "max_position_embeddings": max_len,
@@ -475,54 +641,45 @@ def normalize_config(config: Any) -> RopeFields:
                 notes.append("no original_max_position_embeddings: max_position_embeddings used")
         return out
 
-    layer_types = _layer_types(text, model_type, num_layers)
+    layer_types = _layer_names(text, rule, num_layers, notes)
+    kinds, reasons = _layer_kinds(text, rule, num_layers, layer_types, head_rope)
     nested = _nested_layer_types(params, text)
+    default_nested = {
+        k: v for k, v in (defaults.get("rope_parameters") or {}).items() if isinstance(v, Mapping)
+    }
+    per_layer_bases = text.get("layer_rope_theta")
     layers: list[LayerRope] = []
-    if nested:
+    if kinds and "rope" not in kinds:
+        pass  # no layer rotates: no base is invented
+    elif nested:
         for name in nested:
+            type_defaults = _default_params(rule, name)
             flat = _flat_params(
                 params[name],
                 model_type=model_type,
-                theta=_GEMMA3_THETA.get(name, 10_000.0)
-                if model_type in _GEMMA3_TYPES
-                else 10_000.0,
-                partial=partial,
+                theta=type_defaults.get("rope_theta", _DEFAULT_THETA),
+                partial=(
+                    given_partial
+                    if given_partial is not None
+                    else type_defaults.get("partial_rotary_factor", 1.0)
+                ),
                 notes=notes,
             )
             index = _group_layers(name, layer_types, model_type)
             head = None
             if name == "full_attention" and (
-                text.get("global_head_dim") is not None or model_type.startswith("gemma4")
+                text.get("global_head_dim") is not None or "global_head_dim" in rules
             ):
-                head = check_count(text.get("global_head_dim", 512), "global_head_dim")
+                head = check_count(text.get("global_head_dim", _GLOBAL_HEAD_DIM), "global_head_dim")
                 notes.append(f"full-attention layers use global_head_dim = {head}")
             layers.append(LayerRope(name, index, layer_config(flat, head)))
-    elif model_type == "deepseek_v4":
-        main = {
-            "rope_type": "default",
-            "rope_theta": 10_000.0 if theta is None else theta,
-            "partial_rotary_factor": partial,
-        }
-        compress = _flat_params(
-            params,
-            model_type=model_type,
-            theta=text.get("compress_rope_theta", 160_000.0),
-            partial=partial,
-            notes=notes,
+    elif "deepseek_v4_groups" in rules:
+        layers += _deepseek_v4_groups(
+            text, params, theta, partial, layer_types, model_type, notes, layer_config
         )
-        compress["rope_theta"] = text.get("compress_rope_theta", 160_000.0)
-        if compress["rope_type"] == "yarn":
-            compress.setdefault("attention_factor", 1.0)
-        notes.append(
-            "sliding layers: plain RoPE with rope_theta ('main'); compressed layers: "
-            "rope_scaling with compress_rope_theta and cos/sin x 1 ('compress')"
-        )
-        for name, flat in (("main", main), ("compress", compress)):
-            index = _group_layers(name, layer_types, model_type)
-            layers.append(LayerRope(name, index, layer_config(flat)))
-    elif model_type in _FULL_ONLY_SCALING and "sliding_attention" in layer_types:
-        full_theta = theta if theta is not None else _FULL_ONLY_SCALING[model_type]
-        sliding_theta = _FULL_ONLY_SCALING[model_type]
+    elif "full_only_scaling" in rules and "sliding_attention" in layer_types:
+        sliding_theta = float(theta_default)
+        full_theta = theta if theta is not None else sliding_theta
         notes.append(
             f"rope_scaling applies to the full-attention layers only; sliding layers: "
             f"plain RoPE, base {sliding_theta:,.0f} (the config class's default)"
@@ -533,34 +690,50 @@ def normalize_config(config: Any) -> RopeFields:
         layers += _scaled_full_plain_sliding(
             layer_types, full, sliding_theta, partial, layer_config
         )
-    elif model_type in _GEMMA3_TYPES:
-        full_theta = theta if theta is not None else _GEMMA3_THETA["full_attention"]
-        local = text.get("rope_local_base_freq")
-        local_theta = local if local is not None else _GEMMA3_THETA["sliding_attention"]
+    elif "sliding_attention" in default_nested and "sliding_attention" in layer_types:
+        # a flat rope dict in a family whose layer types have their own: it is the full
+        # layers'; the sliding layers read their base under its own key (Gemma 3's
+        # rope_local_base_freq), else the class's default (Gemma3TextConfig)
+        full_theta = theta if theta is not None else theta_default
         if theta is None:
-            notes.append("no rope_theta: Gemma 3's default 1e6 for full-attention layers")
+            notes.append(
+                f"no rope_theta: {rule.config_class}'s default {full_theta:g} "  # type: ignore[union-attr]
+                "for full-attention layers"
+            )
+        spelled, local = _alias(text, rule, "sliding_attention.rope_theta")
+        local_default = default_nested["sliding_attention"].get("rope_theta", _DEFAULT_THETA)
+        local_theta = local if spelled else local_default
         notes.append(
-            "rope_local_base_freq read as the sliding layers' rope_theta"
-            if local is not None
-            else "no rope_local_base_freq: Gemma 3's default 1e4 for sliding layers"
+            f"{spelled} read as the sliding layers' rope_theta"
+            if spelled
+            else f"no sliding base: {rule.config_class}'s default {local_default:g} "  # type: ignore[union-attr]
+            "for sliding layers"
         )
         full = _flat_params(
             params, model_type=model_type, theta=full_theta, partial=partial, notes=notes
         )
         layers += _scaled_full_plain_sliding(layer_types, full, local_theta, partial, layer_config)
+    elif isinstance(per_layer_bases, list) and len({b for b in per_layer_bases if b}) > 1:
+        # one rotary embedding per distinct non-zero base (GraniteSWAModel, modeling_granite_swa.py)
+        for value in sorted({float(b) for b in per_layer_bases if b}):
+            flat = _flat_params(
+                params, model_type=model_type, theta=value, partial=partial, notes=notes
+            )
+            flat["rope_theta"] = value
+            index = tuple(i for i, b in enumerate(per_layer_bases) if b and float(b) == value)
+            layers.append(LayerRope(f"rope_theta {value:g}", index, layer_config(flat)))
     else:
+        if isinstance(per_layer_bases, list) and any(per_layer_bases) and theta is None:
+            theta = next(float(b) for b in per_layer_bases if b)
         if theta is None:
-            theta = 10_000.0
+            theta = theta_default
         flat = _flat_params(
             params, model_type=model_type, theta=theta, partial=partial, notes=notes
         )
         index = tuple(range(num_layers)) if num_layers is not None else ()
         layers.append(LayerRope("all", index, layer_config(flat)))
 
-    # Layers without any rotary embedding: a per-layer flag (Llama 4, SmolLM3:
-    # no_rope_layers[i] == 0), or the attention pattern (linear-attention blocks; Cohere 2's
-    # and EXAONE 4's full-attention layers).
-    nope, reasons = _nope_layers(text, model_type, num_layers, layer_types)
+    nope = tuple(i for i, k in enumerate(kinds) if k != "rope")
     if nope:
         notes.append(f"{len(nope)} layers apply no rotary embedding ({'; '.join(reasons)})")
         layers = [
@@ -569,14 +742,8 @@ def normalize_config(config: Any) -> RopeFields:
         ]
 
     temperature = None
-    if model_type == "llama4_text" and text.get("attn_temperature_tuning", True):
-        temperature = QueryTemperature(
-            source="attn_temperature_tuning",
-            beta=float(text.get("attn_scale", 0.1)),
-            length=check_count(text.get("floor_scale", 8192), "floor_scale"),
-            offset=1,
-            layers=nope,
-        )
+    if "llama4_query_temperature" in rules:
+        temperature = _llama4_query_temperature(text, nope)
     beta = params.get("llama_4_scaling_beta")
     if beta:
         original = params.get("original_max_position_embeddings") or max_len
@@ -589,13 +756,8 @@ def normalize_config(config: Any) -> RopeFields:
         )
 
     softmax_scale = 1.0
-    if model_type in _DEEPSEEK_TYPES:
-        flat = layers[0].rope_parameters
-        mscale_all_dim = flat.get("mscale_all_dim") or 0
-        factor = flat.get("factor")
-        if flat["rope_type"] != "default" and mscale_all_dim and factor and factor > 1:
-            m = 0.1 * float(mscale_all_dim) * math.log(float(factor)) + 1.0
-            softmax_scale = m * m
+    if "mla_softmax_scale" in rules and layers:
+        softmax_scale = _mla_softmax_scale(layers[0].rope_parameters)
 
     return RopeFields(
         model_type=model_type,
@@ -611,7 +773,77 @@ def normalize_config(config: Any) -> RopeFields:
         query_temperature=temperature,
         notes=tuple(dict.fromkeys(notes)),
         nope_reasons=tuple(reasons),
+        layer_kinds=tuple(kinds) if set(kinds) - {"rope"} else (),
     )
+
+
+# --- the named rules of RULES ------------------------------------------------------------------
+
+
+def _deepseek_v4_groups(
+    text: Mapping[str, Any],
+    params: Mapping[str, Any],
+    theta: Any,
+    partial: float,
+    layer_types: list[str],
+    model_type: str,
+    notes: list[str],
+    layer_config: Any,
+) -> list[LayerRope]:
+    """``deepseek_v4_groups``: sliding layers plain RoPE at ``rope_theta`` (``main``),
+    compressed layers ``rope_scaling`` at ``compress_rope_theta`` with cos/sin x 1
+    (``compress``); DeepseekV4RotaryEmbedding, modeling_deepseek_v4.py."""
+    main = {
+        "rope_type": "default",
+        "rope_theta": _DEFAULT_THETA if theta is None else theta,
+        "partial_rotary_factor": partial,
+    }
+    compress = _flat_params(
+        params,
+        model_type=model_type,
+        theta=text.get("compress_rope_theta", 160_000.0),
+        partial=partial,
+        notes=notes,
+    )
+    compress["rope_theta"] = text.get("compress_rope_theta", 160_000.0)
+    if compress["rope_type"] == "yarn":
+        compress.setdefault("attention_factor", 1.0)
+    notes.append(
+        "sliding layers: plain RoPE with rope_theta ('main'); compressed layers: "
+        "rope_scaling with compress_rope_theta and cos/sin x 1 ('compress')"
+    )
+    return [
+        LayerRope(name, _group_layers(name, layer_types, model_type), layer_config(flat))
+        for name, flat in (("main", main), ("compress", compress))
+    ]
+
+
+def _llama4_query_temperature(
+    text: Mapping[str, Any], nope: tuple[int, ...]
+) -> QueryTemperature | None:
+    """``llama4_query_temperature``: Llama4TextAttention scales the queries of its NoPE
+    layers by ``1 + attn_scale ln(1 + floor((m + 1) / floor_scale))`` (modeling_llama4.py)."""
+    if not text.get("attn_temperature_tuning", True):
+        return None
+    return QueryTemperature(
+        source="attn_temperature_tuning",
+        beta=float(text.get("attn_scale", 0.1)),
+        length=check_count(text.get("floor_scale", 8192), "floor_scale"),
+        offset=1,
+        layers=nope,
+    )
+
+
+def _mla_softmax_scale(flat: Mapping[str, Any]) -> float:
+    r"""``mla_softmax_scale``: DeepseekV3Attention multiplies :math:`1/\sqrt{d_{qk}}` by
+    :math:`m^2`, :math:`m = 0.1\,\mu_{\text{all}} \ln s + 1`, under YaRN with
+    ``mscale_all_dim`` (modeling_deepseek_v3.py)."""
+    mscale_all_dim = flat.get("mscale_all_dim") or 0
+    factor = flat.get("factor")
+    if flat["rope_type"] != "default" and mscale_all_dim and factor and factor > 1:
+        m = 0.1 * float(mscale_all_dim) * math.log(float(factor)) + 1.0
+        return m * m
+    return 1.0
 
 
 def v5_rope_parameters(config: Any) -> dict[str, Any]:

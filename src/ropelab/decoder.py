@@ -13,7 +13,10 @@ layer type, plus
 * the extended length: original length × factor where the type has both;
 * the GGUF keys llama.cpp's converter (release v0.4.0) writes (:mod:`ropelab.gguf_meta`,
   which needs no ``gguf`` package);
-* warnings for the mix-ups chapter 8 teaches (:data:`WARNINGS`).
+* warnings for the mix-ups chapter 8 teaches (:data:`WARNINGS`);
+* the layer map of a stack whose layers are not all attention with RoPE: ``layer_kinds``
+  (one kind a layer, empty when every layer rotates) and ``layer_map`` (per group: ``kind``,
+  ``layer_type`` for the RoPE groups, ``layers``; :func:`ropelab.describe.layer_map`).
 
 :func:`decode_text` reads the pasted text: JSON only (never evaluated); text that is not a
 JSON object, or a config the decoder cannot read, gives ``{"error": message}`` naming the
@@ -28,7 +31,7 @@ from typing import Any
 
 from .config_fields import normalize_config
 from .core import inv_freq
-from .describe import describe_config
+from .describe import describe_config, layer_map
 from .gguf_meta import gguf_rope_metadata
 from .rope_config import ROPE_TYPES
 
@@ -223,6 +226,8 @@ def decode_config(config: Any) -> dict[str, Any]:
         "layers": layers,
         "nope_layers": len(description.nope_layers),
         "nope_reasons": list(description.nope_reasons),
+        "layer_kinds": list(fields.layer_kinds),
+        "layer_map": layer_map(fields),
         "softmax_scale": _round(description.softmax_scale),
         "query_temperature": None
         if temperature is None

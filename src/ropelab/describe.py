@@ -19,16 +19,24 @@ of the book.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .config_fields import LayerRope, RopeFields, normalize_config
+from .config_fields import KIND_WORDS, LayerRope, RopeFields, normalize_config
 from .rope_config import ROPE_TYPES, frequencies_from_config
 
-__all__ = ["LayerDescription", "RopeDescription", "describe_config", "plane_kinds"]
+__all__ = [
+    "LayerDescription",
+    "RopeDescription",
+    "describe_config",
+    "layer_map",
+    "layer_spans",
+    "plane_kinds",
+]
 
 _TOLERANCE = 1e-9  # relative; float64 formulas of the same numbers agree to ~1e-15
 
@@ -179,7 +187,10 @@ class RopeDescription:
             lines.append(f"  max_position_embeddings {self.max_position_embeddings:,}")
         for layer in self.layers:
             lines.extend(layer.lines(self.num_layers))
-        if self.nope_layers:
+        hybrid = set(self.layer_kinds) - {"rope", "nope"}
+        if hybrid or (self.layer_kinds and not self.layers):
+            lines.extend(_map_lines(self.fields))
+        elif self.nope_layers:
             colon = ":" if self.nope_reasons else ""
             lines.append(f"  {len(self.nope_layers)} layers without RoPE (NoPE){colon}")
             if self.nope_reasons:
@@ -195,6 +206,65 @@ class RopeDescription:
             )
             lines.append(f"    (from {temp.source}; first > 1 at position {temp.first_change():,})")
         return "\n".join(lines)
+
+
+def layer_spans(indices: Any) -> str:
+    """Layer indices in short form: runs as ``0-2``, an arithmetic progression as
+    ``3, 7, …, 47``, at most four runs shown (``…`` between the third and the last)."""
+    idx = sorted(int(i) for i in indices)
+    if not idx:
+        return ""
+    steps = {b - a for a, b in itertools.pairwise(idx)}
+    if len(idx) >= 4 and len(steps) == 1 and steps != {1}:
+        return f"{idx[0]}, {idx[1]}, …, {idx[-1]}"
+    runs: list[str] = []
+    start = prev = idx[0]
+    for i in [*idx[1:], None]:  # type: ignore[list-item]
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    if len(runs) > 4:
+        runs = [*runs[:3], "…", runs[-1]]
+    return ", ".join(runs)
+
+
+def layer_map(fields: RopeFields) -> list[dict[str, Any]]:
+    """Per layer group, what its layers are: ``kind`` (attention with RoPE ``rope``, without
+    ``nope``, ``state_space``, ``linear_attention``, ``no_attention``), ``layer_type`` (the
+    rope group of a ``rope`` entry, else None) and ``layers``, in order of first layer.
+    Empty for a model whose every layer applies RoPE."""
+    if not fields.layer_kinds:
+        return []
+    out: list[dict[str, Any]] = []
+    for entry in fields.layers:
+        if entry.layers:
+            out.append(
+                {"kind": "rope", "layer_type": entry.layer_type, "layers": list(entry.layers)}
+            )
+    for kind in dict.fromkeys(fields.layer_kinds):
+        if kind != "rope":
+            index = [i for i, k in enumerate(fields.layer_kinds) if k == kind]
+            out.append({"kind": kind, "layer_type": None, "layers": index})
+    return sorted(out, key=lambda e: e["layers"][0])
+
+
+def _map_lines(fields: RopeFields) -> list[str]:
+    """The report's layer map: one line per group (:func:`layer_map`)."""
+    lines = [f"  layer map ({len(fields.layer_kinds)} layers):"]
+    if not fields.layers:
+        lines[0] = f"  no layer applies RoPE; layer map ({len(fields.layer_kinds)} layers):"
+    for entry in layer_map(fields):
+        word = KIND_WORDS[entry["kind"]]
+        if entry["kind"] == "rope" and entry["layer_type"] != "all":
+            word += f" ({entry['layer_type']})"
+        count = len(entry["layers"])
+        lines.extend(_wrap([f"{count} {word}: {layer_spans(entry['layers'])}"], "    "))
+    if fields.nope_reasons:
+        lines.extend(_wrap(list(fields.nope_reasons), "    "))
+    return lines
 
 
 #: The attributes a :class:`RopeDescription` reads from its ``RopeFields``: all but ``layers``.

@@ -29,6 +29,7 @@ __all__ = [
     "FamilyRule",
     "families",
     "family",
+    "layer_names",
     "rope_families",
     "table",
 ]
@@ -62,6 +63,17 @@ class FamilyRule:
         layer_kinds_source: ``"config-class"`` or ``"hand"`` (None with the kinds).
         reason: why :attr:`layer_kinds` is None (or why the config has no defaults).
         hand: why entries were completed by hand.
+        aliases: the family's spellings of rope fields and what each means
+            (``{"rotary_pct": "partial_rotary_factor"}``; :data:`generate.ALIASES`).
+        layer_rule: how a config's layers get their kinds: ``field`` (the key read:
+            ``layer_types``, ``layers_block_type``, ``hybrid_override_pattern`` or
+            ``num_hidden_layers``), ``names`` (each name's kind before RoPE is decided:
+            ``attention``, ``state_space``…), ``interval`` (``every`` n-th layer, n read from
+            ``keys`` or ``default``, when the config gives no ``layer_types``), ``nope``
+            (``no_rope_layers`` or ``layer_rope_theta``), ``nope_interval`` and
+            ``nope_layer_type`` (hand: a layer type without RoPE, ``when`` a key is set).
+        derived: the defaults the config class computes from others (``head_dim`` from
+            ``hidden_size // num_attention_heads``): a config giving those gets its own.
     """
 
     model_type: str
@@ -78,6 +90,9 @@ class FamilyRule:
     layer_kinds_source: str | None = None
     reason: str | None = None
     hand: tuple[str, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    layer_rule: Mapping[str, Any] | None = None
+    derived: frozenset[str] = frozenset()
 
     @property
     def head_dim(self) -> int | None:
@@ -120,6 +135,9 @@ def _rule(model_type: str, entry: Mapping[str, Any]) -> FamilyRule:
         layer_kinds_source=entry.get("layer_kinds_source"),
         reason=entry.get("reason") or entry.get("config_error"),
         hand=tuple(dict.fromkeys(hand)),
+        aliases=MappingProxyType(dict(entry.get("aliases", {}))),
+        layer_rule=entry.get("layer_rule"),
+        derived=frozenset(k for k, v in defaults.items() if "derived" in v),
     )
 
 
@@ -139,3 +157,9 @@ def rope_families() -> tuple[str, ...]:
     """The model types whose model has a rotary embedding, sorted."""
     entries = table()["model_types"]
     return tuple(mt for mt in sorted(entries) if entries[mt].get("rope"))
+
+
+def layer_names() -> Mapping[str, str]:
+    """Every layer name the generator knows and its kind before RoPE is decided
+    (``{"full_attention": "attention", "mamba": "state_space", …}``)."""
+    return table().get("layer_names", {})

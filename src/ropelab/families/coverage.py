@@ -165,6 +165,12 @@ def classify(model_type: str) -> str:
         ours = {entry.layer_type: frequencies_from_config(entry.config) for entry in fields.layers}
     except Exception as error:
         return f"decoder raises: {_short(error)}"
+    if not fields.layers and fields.layer_kinds:
+        kinds = sorted(set(fields.layer_kinds))
+        return (
+            "matches: no layer of the default config applies RoPE "
+            f"({', '.join(kinds)}; the rotary class is built for another part)"
+        )
     return _compare(hf, ours)
 
 

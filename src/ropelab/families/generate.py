@@ -40,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ALIASES",
     "BASIC_FIELDS",
     "HAND",
+    "INTERVAL_KEYS",
     "LAYER_KINDS",
     "ROPE_KEY",
     "TABLE_PATH",
@@ -104,6 +106,24 @@ _KIND_OF_NAME = {
     "mlp": "no_attention",
     "moe": "no_attention",
 }
+#: Family spellings of the rope fields and what each means to the reader
+#: (:func:`ropelab.config_fields.normalize_config`). An entry records the spellings its
+#: configuration or modeling files name (``aliases``).
+ALIASES = {
+    "rotary_pct": "partial_rotary_factor",
+    "rotary_emb_base": "rope_theta",
+    "rotary_embedding_base": "rope_theta",
+    "rotary_dim": "rotary_dim",
+    "rope_local_base_freq": "sliding_attention.rope_theta",
+    "compress_rope_theta": "compress.rope_theta",
+    "layer_rope_theta": "layer_rope_theta",
+    "alpha": "ntk_alpha",
+}
+#: Where a spelling is searched: the configuration files, or (``alpha``, a key of the rope
+#: dict) the modeling files' ``rope_parameters.get("alpha")`` / ``["alpha"]``.
+_ALIAS_IN_MODELING = {"alpha": re.compile(r"rope_parameters(?:\.get\(|\[)\s*[\"']alpha[\"']")}
+#: Keys that give a periodic layer pattern's interval (every n-th layer is the other type).
+INTERVAL_KEYS = ("sliding_window_pattern", "_sliding_window_pattern", "full_attention_interval")
 # nemotron_h's hybrid_override_pattern letters.
 _PATTERN_LETTER = {"M": "state_space", "*": "attention", "-": "no_attention", "E": "no_attention"}
 _ROTARY_FUNCTIONS = re.compile(r"rotary|rotate_half")
@@ -265,6 +285,102 @@ def _kinds_from_config(config: Any, n: int | None) -> tuple[list[str] | None, st
     return ["attention"] * n, "num_hidden_layers", ""
 
 
+def _aliases(folder: Path) -> dict[str, str]:
+    """The spellings of :data:`ALIASES` the model package names: a key read in its
+    configuration files (``rotary_pct``, ``rope_local_base_freq``…), or a rope-dict key its
+    modeling files read (``alpha``)."""
+    config_text = "\n".join(
+        p.read_text(encoding="utf-8") for p in sorted(folder.glob("configuration_*.py"))
+    )
+    modeling_text = "\n".join(
+        p.read_text(encoding="utf-8") for p in sorted(folder.glob("modeling_*.py"))
+    )
+    out = {}
+    for spelling, meaning in ALIASES.items():
+        pattern = _ALIAS_IN_MODELING.get(spelling)
+        found = (
+            pattern.search(modeling_text)
+            if pattern is not None
+            else re.search(rf"\b{spelling}\b", config_text)
+        )
+        if found:
+            out[spelling] = meaning
+    return out
+
+
+def _interval(names: list[str]) -> tuple[int, str, str] | None:
+    """``(n, every, other)`` when layer ``i`` is ``every`` exactly where ``(i + 1) % n == 0``
+    and ``other`` elsewhere (Gemma 3's 5 sliding : 1 full, Qwen3-Next's 3 linear : 1 full)."""
+    kinds = sorted(set(names))
+    if len(kinds) != 2:
+        return None
+    for every in kinds:
+        other = kinds[0] if every == kinds[1] else kinds[1]
+        positions = [i for i, x in enumerate(names) if x == every]
+        n = positions[0] + 1
+        if n > 1 and all((x == every) == ((i + 1) % n == 0) for i, x in enumerate(names)):
+            return n, every, other
+    return None
+
+
+_STATE_SPACE_CLASS = re.compile(r"Mamba|Mixer$|Rglru|RgLru|RGLRU|Recurrent(Block|Layer)$|SSM")
+
+
+def _layer_rule(model_type: str, config: Any, package: _Package) -> dict[str, Any] | None:
+    """How the reader finds each layer's kind in a user's config (stored as ``layer_rule``):
+    the field it reads and its names' kinds, the interval that rebuilds ``layer_types`` when
+    a config omits it, the per-layer NoPE markers, and the hand rule of :data:`HAND`.
+    transformers 5.23 names Mamba and recurrent blocks ``linear_attention`` in
+    ``layer_types``: where the package defines such a block (a class matching
+    ``Mamba``, ``…Mixer``, ``Rglru``, ``RecurrentBlock``, ``SSM``), that name reads as ``state_space``."""
+    n = getattr(config, "num_hidden_layers", None)
+    if not isinstance(n, int) or _sub_configs(config):
+        return None
+    kinds, key, _ = _kinds_from_config(config, n)
+    if kinds is None:
+        return None
+    field = key.split(" ")[0]
+    rule: dict[str, Any] = {"field": field}
+    if field == "hybrid_override_pattern":
+        rule["names"] = dict(_PATTERN_LETTER)
+    elif field != "num_hidden_layers":
+        names = [str(x) for x in getattr(config, field)]
+        rule["names"] = {x: _KIND_OF_NAME[x] for x in sorted(set(names))}
+        if len(set(rule["names"].values())) > 1:
+            rule["pattern"] = names  # the class's default, for configs giving no field
+        if rule["names"].get("linear_attention") and any(
+            _STATE_SPACE_CLASS.search(name) for name in package.names
+        ):
+            rule["names"]["linear_attention"] = "state_space"
+        found = _interval(names) if field == "layer_types" else None
+        if found is not None:
+            every, period = found[1], found[0]
+            keys = [
+                k
+                for k in INTERVAL_KEYS
+                if getattr(config, k, None) in (period, None) and hasattr(config, k)
+            ]
+            rule["interval"] = {
+                "default": period,
+                "every": every,
+                "else": found[2],
+                "keys": keys or list(INTERVAL_KEYS),
+            }
+    bases = getattr(config, "layer_rope_theta", None)
+    flags = getattr(config, "no_rope_layers", None)
+    if isinstance(bases, (list, tuple)):
+        rule["nope"] = "layer_rope_theta"
+    elif isinstance(flags, (list, tuple)):
+        rule["nope"] = "no_rope_layers"
+        interval = getattr(config, "no_rope_layer_interval", None)
+        if isinstance(interval, int):
+            rule["nope_interval"] = {"default": interval, "key": "no_rope_layer_interval"}
+    hand = HAND.get(model_type, {})
+    if "nope" in hand:
+        rule["nope_layer_type"] = {"layer_type": hand["nope"], "when": hand.get("when")}
+    return rule
+
+
 def _layer_kinds(model_type: str, config: Any, package: _Package, used: set[str]) -> dict[str, Any]:
     n = getattr(config, "num_hidden_layers", None)
     n = n if isinstance(n, int) else None
@@ -369,6 +485,20 @@ def _defaults(config: Any) -> dict[str, Any]:
 def _with_hand(model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
     """``fields`` with the hand-completed defaults of :data:`HAND` (the class's value kept
     beside each as ``config_class``)."""
+    head = fields.get("head_dim")
+    if head is not None and "derived" not in head:
+        # a head size the class computes from hidden_size // num_attention_heads in its
+        # __post_init__ (Mistral's) is derived, not fixed (Gemma 3's 256): doubling
+        # hidden_size tells them apart
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        hidden = fields.get("hidden_size", {}).get("value")
+        try:
+            wider = CONFIG_MAPPING[model_type](hidden_size=2 * hidden).head_dim
+        except Exception:
+            wider = head["value"]
+        if isinstance(hidden, int) and wider != head["value"]:
+            head["derived"] = "hidden_size // num_attention_heads"
     hand = HAND.get(model_type, {})
     for key, value in hand.get("defaults", {}).items():
         given = fields.get(key, {}).get("value")
@@ -403,8 +533,12 @@ def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[
     if subs:
         entry["sub_configs"] = subs
     entry["rope"] = bool(rotary)
+    rule = _layer_rule(model_type, config, package)
+    if rule is not None:
+        entry["layer_rule"] = rule
     if not rotary:
         return entry
+    entry["aliases"] = _aliases(root / module)
     del transformers
     entry["rotary"] = _field(rotary, "module-source", model_classes=roots)
     attention = sorted(
@@ -454,6 +588,7 @@ def generate(model_types: Iterable[str] | None = None) -> dict[str, Any]:
         "transformers": PINNED,
         "generated_by": "python -m ropelab.families.generate --write",
         "layer_kinds": list(LAYER_KINDS),
+        "layer_names": dict(sorted(_KIND_OF_NAME.items())),
         "model_types": entries,
     }
 
