@@ -697,7 +697,7 @@ def normalize_config(config: Any) -> RopeFields:
         full_theta = theta if theta is not None else theta_default
         if theta is None:
             notes.append(
-                f"no rope_theta: {rule.config_class}'s default {full_theta:g} "  # type: ignore[union-attr]
+                f"no rope_theta: {rule.config_class}'s default {full_theta:,.0f} "  # type: ignore[union-attr]
                 "for full-attention layers"
             )
         spelled, local = _alias(text, rule, "sliding_attention.rope_theta")
@@ -706,7 +706,7 @@ def normalize_config(config: Any) -> RopeFields:
         notes.append(
             f"{spelled} read as the sliding layers' rope_theta"
             if spelled
-            else f"no sliding base: {rule.config_class}'s default {local_default:g} "  # type: ignore[union-attr]
+            else f"no sliding base: {rule.config_class}'s default {local_default:,.0f} "  # type: ignore[union-attr]
             "for sliding layers"
         )
         full = _flat_params(
