@@ -33,25 +33,37 @@ function blockData(p) {
   };
 }
 
-function blocksReadout(d) {
+// The numbers both readouts write, computed once: the data and the plane count, the slowest plane and
+// the angles m·θ_i of the first and the slowest plane.
+function blocksFacts(d) {
   const last = d.dim / 2 - 1;
-  const angle = (i) => `mθ_${i} = ${fmtF(d.position * d.theta[i], 4)} rad`;
+  return Object.assign({}, d, {
+    planes: d.dim / 2,
+    last: last,
+    first_angle: d.position * d.theta[0],
+    last_angle: last > 0 ? d.position * d.theta[last] : null,
+  });
+}
+
+function blocksReadout(d) {
+  const last = d.last;
+  const angle = (i, value) => `mθ_${i} = ${fmtF(value, 4)} rad`;
   const slowest = last > 0 ? `; θ_${last} = ${fmtG(d.theta[last], 4)} rad per position` : '';
-  const turns = last > 0 ? `, the slowest plane by ${angle(last)}` : '';
+  const turns = last > 0 ? `, the slowest plane by ${angle(last, d.last_angle)}` : '';
   return [
-    `${count(d.dim / 2, 'plane')} of the ${d.dim}×${d.dim} matrix, ${d.layout} layout${slowest}`,
-    `at m = ${d.position}: plane 0 turns by ${angle(0)}${turns}`,
+    `${count(d.planes, 'plane')} of the ${d.dim}×${d.dim} matrix, ${d.layout} layout${slowest}`,
+    `at m = ${d.position}: plane 0 turns by ${angle(0, d.first_angle)}${turns}`,
   ].join('\n');
 }
 
 function blocksReadoutZh(d) {
-  const last = d.dim / 2 - 1;
-  const angle = (i) => `mθ_${i} = ${fmtF(d.position * d.theta[i], 4)} rad`;
+  const last = d.last;
+  const angle = (i, value) => `mθ_${i} = ${fmtF(value, 4)} rad`;
   const slowest = last > 0 ? `；θ_${last} = 每个位置 ${fmtG(d.theta[last], 4)} rad` : '';
-  const turns = last > 0 ? `，最慢的子空间转过 ${angle(last)}` : '';
+  const turns = last > 0 ? `，最慢的子空间转过 ${angle(last, d.last_angle)}` : '';
   return [
-    `${d.dim}×${d.dim} 矩阵的 ${countZh(d.dim / 2, '子空间')}，${LAYOUT_ZH[d.layout] || d.layout}布局${slowest}`,
-    `在 m = ${d.position} 处：子空间 0 转过 ${angle(0)}${turns}`,
+    `${d.dim}×${d.dim} 矩阵的 ${countZh(d.planes, '子空间')}，${LAYOUT_ZH[d.layout] || d.layout}布局${slowest}`,
+    `在 m = ${d.position} 处：子空间 0 转过 ${angle(0, d.first_angle)}${turns}`,
   ].join('\n');
 }
 
@@ -94,7 +106,7 @@ function drawBlocks(svg, d) {
 register('block_matrix', {
   compute: blockData,
   draw: drawBlocks,
-  facts: (data) => data,
+  facts: blocksFacts,
   readouts: { en: blocksReadout, zh: blocksReadoutZh },
   height: 470,
 });

@@ -56,15 +56,22 @@ function calculatorData(p, constants) {
   };
 }
 
+// The numbers both readouts write: the data and which bound the prediction is ('none': no
+// hard bound, 'extra': T_extra above β0, 'tune': T_tune).
+function calculatorFacts(d) {
+  const bound = d.supported_length === null ? 'none' : d.regime === REGIME_LARGER_BASE ? 'extra' : 'tune';
+  return Object.assign({}, d, { bound: bound });
+}
+
 function calculatorReadout(d) {
   const grouped = (x) => fmtF(x, 0, { comma: true });
   const tune = grouped(d.tune_len);
   let supported;
   let original;
-  if (d.supported_length === null) {
+  if (d.bound === 'none') {
     supported = 'no hard bound (a conjecture of the source)';
     original = `T_tune = ${tune} tokens (no bound is predicted)`;
-  } else if (d.regime === REGIME_LARGER_BASE) {
+  } else if (d.bound === 'extra') {
     supported = `${grouped(d.supported_length)} tokens`;
     original = `T_extra = ${grouped(d.supported_length)} tokens, not T_tune = ${tune}`;
   } else {
@@ -94,10 +101,10 @@ function calculatorReadoutZh(d) {
   const tune = grouped(d.tune_len);
   let supported;
   let original;
-  if (d.supported_length === null) {
+  if (d.bound === 'none') {
     supported = '无硬上界（原文的猜想）';
     original = `T_tune = ${tune} 个 token（不预测上界）`;
-  } else if (d.regime === REGIME_LARGER_BASE) {
+  } else if (d.bound === 'extra') {
     supported = `${grouped(d.supported_length)} 个 token`;
     original = `T_extra = ${grouped(d.supported_length)} 个 token，而不是 T_tune = ${tune}`;
   } else {
@@ -162,7 +169,7 @@ function drawCalculator(svg, d) {
 register('calculator', {
   compute: calculatorData,
   draw: drawCalculator,
-  facts: (data) => data,
+  facts: calculatorFacts,
   readouts: { en: calculatorReadout, zh: calculatorReadoutZh },
   height: 475,
 });

@@ -59,10 +59,15 @@ function complexPairData(p) {
 
 const TURNS = { 1: ' (one turn less)', '-1': ' (one turn more)' };
 
+// The numbers both readouts write, computed once: the data and each number's angle in degrees.
+function complexPairFacts(d) {
+  return Object.assign({}, d, { z_degrees: degrees(d.z_arg), w_degrees: degrees(d.w_arg) });
+}
+
 function complexPairReadout(d) {
   const number = (name, key) => {
     const arg = d[`${key}_arg`];
-    return `${name} = ${fmtF(d[`${key}_abs`], 2)}·e^(${fmtF(arg, 2)}i) = ${complexText(d[key])}   (${fmtF(arg, 2)} rad = ${fmtF(degrees(arg), 1)}°)`;
+    return `${name} = ${fmtF(d[`${key}_abs`], 2)}·e^(${fmtF(arg, 2)}i) = ${complexText(d[key])}   (${fmtF(arg, 2)} rad = ${fmtF(d[`${key}_degrees`], 1)}°)`;
   };
   return [
     number('z', 'z'),
@@ -79,7 +84,7 @@ const TURNS_ZH = { 1: '（少转一整圈）', '-1': '（多转一整圈）' };
 function complexPairReadoutZh(d) {
   const number = (name, key) => {
     const arg = d[`${key}_arg`];
-    return `${name} = ${fmtF(d[`${key}_abs`], 2)}·e^(${fmtF(arg, 2)}i) = ${complexText(d[key])}   （${fmtF(arg, 2)} rad = ${fmtF(degrees(arg), 1)}°）`;
+    return `${name} = ${fmtF(d[`${key}_abs`], 2)}·e^(${fmtF(arg, 2)}i) = ${complexText(d[key])}   （${fmtF(arg, 2)} rad = ${fmtF(d[`${key}_degrees`], 1)}°）`;
   };
   return [
     number('z', 'z'),
@@ -128,7 +133,7 @@ function drawComplexPair(svg, d) {
 register('complex_pair', {
   compute: complexPairData,
   draw: drawComplexPair,
-  facts: (data) => data,
+  facts: complexPairFacts,
   readouts: { en: complexPairReadout, zh: complexPairReadoutZh },
   height: 440,
 });

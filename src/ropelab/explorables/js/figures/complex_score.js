@@ -34,6 +34,11 @@ function complexScoreData(p) {
   };
 }
 
+// The numbers both readouts write: the data itself (nothing is derived from it).
+function complexScoreFacts(d) {
+  return d;
+}
+
 function complexScoreReadout(d) {
   return [
     `q = ${fmtF(d.q_abs, 2)}·e^(${fmtF(d.q_arg, 2)}i), k = ${fmtF(d.k_abs, 2)}·e^(${fmtF(d.k_arg, 2)}i), m = ${d.m}, n = ${d.n}, θ = ${fmtF(d.theta, 2)} rad`,
@@ -88,7 +93,7 @@ function drawComplexScore(svg, d) {
 register('complex_score', {
   compute: complexScoreData,
   draw: drawComplexScore,
-  facts: (data) => data,
+  facts: complexScoreFacts,
   readouts: { en: complexScoreReadout, zh: complexScoreReadoutZh },
   height: 440,
 });

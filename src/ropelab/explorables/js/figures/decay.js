@@ -44,23 +44,37 @@ function firstGap(values) {
   return gap === -1 ? values[values.length - 1] : gap;
 }
 
-function decayReadout(d) {
+// The numbers both readouts write, computed once: the data and the values at the first and the
+// farthest distance, √d, the bound at r = 0 and the integers covered without a gap.
+function decayFacts(d) {
   const last = d.distances.length - 1;
+  return Object.assign({}, d, {
+    score_near: d.ones_score[0],
+    score_far: d.ones_score[last],
+    band: Math.sqrt(d.dim),
+    bound_near: d.relative_upper_bound[0],
+    bound_far: d.relative_upper_bound[last],
+    bound_zero: (d.dim / 2 + 1) / 2,
+    count: d.distances.length,
+    contiguous: firstGap(d.distances),
+  });
+}
+
+function decayReadout(d) {
   const far = formatNumber(d.max_distance);
   return [
-    `ones score: s(1) = ${fmtF(d.ones_score[0], 3)}, s(${far}) = ${fmtF(d.ones_score[last], 3)}; band ±√d = ±${fmtF(Math.sqrt(d.dim), 3)}`,
-    `relative upper bound: ${fmtF(d.relative_upper_bound[0], 3)} at r = 1, ${fmtF(d.relative_upper_bound[last], 3)} at r = ${far} (${fmtF((d.dim / 2 + 1) / 2, 1)} at r = 0)`,
-    `${d.distances.length} distances, every integer up to ${firstGap(d.distances)}`,
+    `ones score: s(1) = ${fmtF(d.score_near, 3)}, s(${far}) = ${fmtF(d.score_far, 3)}; band ±√d = ±${fmtF(d.band, 3)}`,
+    `relative upper bound: ${fmtF(d.bound_near, 3)} at r = 1, ${fmtF(d.bound_far, 3)} at r = ${far} (${fmtF(d.bound_zero, 1)} at r = 0)`,
+    `${d.count} distances, every integer up to ${d.contiguous}`,
   ].join('\n');
 }
 
 function decayReadoutZh(d) {
-  const last = d.distances.length - 1;
   const far = formatNumber(d.max_distance);
   return [
-    `全一向量的分数：s(1) = ${fmtF(d.ones_score[0], 3)}，s(${far}) = ${fmtF(d.ones_score[last], 3)}；范围 ±√d = ±${fmtF(Math.sqrt(d.dim), 3)}`,
-    `相对上界：r = 1 处为 ${fmtF(d.relative_upper_bound[0], 3)}，r = ${far} 处为 ${fmtF(d.relative_upper_bound[last], 3)}（r = 0 处为 ${fmtF((d.dim / 2 + 1) / 2, 1)}）`,
-    `共 ${d.distances.length} 个距离，${firstGap(d.distances)} 以内的每个整数都在其中`,
+    `全一向量的分数：s(1) = ${fmtF(d.score_near, 3)}，s(${far}) = ${fmtF(d.score_far, 3)}；范围 ±√d = ±${fmtF(d.band, 3)}`,
+    `相对上界：r = 1 处为 ${fmtF(d.bound_near, 3)}，r = ${far} 处为 ${fmtF(d.bound_far, 3)}（r = 0 处为 ${fmtF(d.bound_zero, 1)}）`,
+    `共 ${d.count} 个距离，${d.contiguous} 以内的每个整数都在其中`,
   ].join('\n');
 }
 
@@ -99,7 +113,7 @@ function drawDecay(svg, d) {
 register('decay', {
   compute: decayData,
   draw: drawDecay,
-  facts: (data) => data,
+  facts: decayFacts,
   readouts: { en: decayReadout, zh: decayReadoutZh },
   height: 420,
   split: 350,

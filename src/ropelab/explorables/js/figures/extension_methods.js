@@ -69,23 +69,27 @@ function extensionMethodsData(p) {
   };
 }
 
+// The numbers both readouts write, computed once: the data and the longest wavelength before and after.
+function extensionMethodsFacts(d) {
+  const last = d.planes.length - 1;
+  return Object.assign({}, d, { longest_before: d.wavelength_before[last], longest_after: d.wavelength_after[last] });
+}
+
 function extensionMethodsReadout(d) {
   const grouped = (x) => fmtF(x, 0, { comma: true });
-  const last = d.planes.length - 1;
   return [
     `${d.method}, s = ${fmtG(d.factor, 4)} (${grouped(d.original_len)} → ${grouped(d.target_len)} tokens): ${d.kept} planes kept, ${d.stretched} stretched, ${d.interpolated} interpolated`,
     `attention factor ${fmtF(d.attention_factor, 4)}; d_extra = ${d.critical_dim} of ${d.dim} at the original length (${d.full_period_planes} planes saw a full period)`,
-    `longest wavelength ${formatNumber(d.wavelength_before[last])} → ${formatNumber(d.wavelength_after[last])} tokens`,
+    `longest wavelength ${formatNumber(d.longest_before)} → ${formatNumber(d.longest_after)} tokens`,
   ].join('\n');
 }
 
 function extensionMethodsReadoutZh(d) {
   const grouped = (x) => fmtF(x, 0, { comma: true });
-  const last = d.planes.length - 1;
   return [
     `${d.method}，s = ${fmtG(d.factor, 4)}（${grouped(d.original_len)} → ${grouped(d.target_len)} 个 token）：保留 ${d.kept} 个子空间，拉伸 ${d.stretched} 个，内插 ${d.interpolated} 个`,
     `注意力因子 ${fmtF(d.attention_factor, 4)}；原始长度下 d_extra = ${d.critical_dim}（共 ${d.dim} 维；${d.full_period_planes} 个子空间转满了全周期）`,
-    `最长周期 ${formatNumber(d.wavelength_before[last])} → ${formatNumber(d.wavelength_after[last])} 个 token`,
+    `最长周期 ${formatNumber(d.longest_before)} → ${formatNumber(d.longest_after)} 个 token`,
   ].join('\n');
 }
 
@@ -128,7 +132,7 @@ function drawExtensionMethods(svg, d) {
 register('extension_methods', {
   compute: extensionMethodsData,
   draw: drawExtensionMethods,
-  facts: (data) => data,
+  facts: extensionMethodsFacts,
   readouts: { en: extensionMethodsReadout, zh: extensionMethodsReadoutZh },
   height: 500,
 });

@@ -63,10 +63,9 @@ function multiaxisData(p, constants) {
   };
 }
 
-function multiaxisReadout(d) {
-  const names = d.axis_names;
-  const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
-  const offset = d.position_b.map((v, i) => v - d.position_a[i]);
+// The numbers both readouts write, computed once: the data and the offset b − a, each plane's turn
+// |relative angle|, the widest turn and its plane, and the score at offset 0.
+function multiaxisFacts(d) {
   const turns = d.relative_angle.map(Math.abs);
   let widest = 0;
   turns.forEach((value, i) => {
@@ -74,32 +73,36 @@ function multiaxisReadout(d) {
       widest = i;
     }
   });
+  return Object.assign({}, d, {
+    offset: d.position_b.map((v, i) => v - d.position_a[i]),
+    widest: widest,
+    widest_turn: turns[widest],
+    widest_axis: d.axis_names[d.axes[widest]],
+    score_at_zero: 2 * turns.length,
+  });
+}
+
+function multiaxisReadout(d) {
+  const names = d.axis_names;
+  const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
   const share = names.map((n, a) => `${n} ${d.planes_per_axis[a]}`).join(', ');
   return [
     `${d.allocation} allocation: planes per axis ${share}`,
-    `a = ${point(d.position_a)}, b = ${point(d.position_b)}, offset ${point(offset)}`,
-    `all-ones score at the offset ${fmtF(d.score, 3)} (it is ${2 * turns.length} at offset 0)`,
-    `widest turn ${fmtF(turns[widest], 3)} rad: plane ${widest}, axis ${names[d.axes[widest]]}`,
+    `a = ${point(d.position_a)}, b = ${point(d.position_b)}, offset ${point(d.offset)}`,
+    `all-ones score at the offset ${fmtF(d.score, 3)} (it is ${d.score_at_zero} at offset 0)`,
+    `widest turn ${fmtF(d.widest_turn, 3)} rad: plane ${d.widest}, axis ${d.widest_axis}`,
   ].join('\n');
 }
 
 function multiaxisReadoutZh(d) {
   const names = d.axis_names;
   const point = (values) => `(${names.map((n, i) => `${n} ${fmtG(values[i], 6)}`).join(', ')})`;
-  const offset = d.position_b.map((v, i) => v - d.position_a[i]);
-  const turns = d.relative_angle.map(Math.abs);
-  let widest = 0;
-  turns.forEach((value, i) => {
-    if (value > turns[widest]) {
-      widest = i;
-    }
-  });
   const share = names.map((n, a) => `${n} ${d.planes_per_axis[a]}`).join('，');
   return [
     `${ALLOCATION_ZH[d.allocation] || d.allocation}分配：各轴的子空间数 ${share}`,
-    `a = ${point(d.position_a)}，b = ${point(d.position_b)}，偏移 ${point(offset)}`,
-    `该偏移处的全一分数 ${fmtF(d.score, 3)}（偏移为 0 时是 ${2 * turns.length}）`,
-    `最大转角 ${fmtF(turns[widest], 3)} rad：子空间 ${widest}，轴 ${names[d.axes[widest]]}`,
+    `a = ${point(d.position_a)}，b = ${point(d.position_b)}，偏移 ${point(d.offset)}`,
+    `该偏移处的全一分数 ${fmtF(d.score, 3)}（偏移为 0 时是 ${d.score_at_zero}）`,
+    `最大转角 ${fmtF(d.widest_turn, 3)} rad：子空间 ${d.widest}，轴 ${d.widest_axis}`,
   ].join('\n');
 }
 
@@ -136,7 +139,7 @@ function drawMultiaxis(svg, d) {
 register('multiaxis', {
   compute: multiaxisData,
   draw: drawMultiaxis,
-  facts: (data) => data,
+  facts: multiaxisFacts,
   readouts: { en: multiaxisReadout, zh: multiaxisReadoutZh },
   height: 450,
   split: 350,

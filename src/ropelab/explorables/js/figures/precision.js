@@ -87,20 +87,33 @@ const PRECISION_LABELS = [
   ['bf16_theta', 'θ_i in bfloat16'],
 ];
 
+// The numbers both readouts write, computed once: the data and per series (PRECISION_LABELS' order)
+// the largest angle and cos errors and the first position whose cos error passes 0.01 (null:
+// nowhere), and whether float16's curves stop early.
+function precisionFacts(d) {
+  const series = PRECISION_LABELS.map(([name]) => {
+    const cos = d[`cos_${name}`];
+    const above = cos.findIndex((c) => c > 0.01);
+    return {
+      name: name,
+      angle: Math.max.apply(null, d[`angle_${name}`]),
+      cos: Math.max.apply(null, cos),
+      first: above === -1 ? null : d.positions[above],
+    };
+  });
+  return Object.assign({}, d, { series: series, float16_stops: d.float16_positions < d.positions.length });
+}
+
 function precisionReadout(d) {
   const lines = [
     `d = ${d.dim}, base ${formatNumber(d.base)}, positions 1 to ${formatNumber(d.max_position)}; largest error over them:`,
   ];
-  for (const [name, label] of PRECISION_LABELS) {
-    const angle = d[`angle_${name}`];
-    const cos = d[`cos_${name}`];
-    const above = cos.findIndex((c) => c > 0.01);
-    const first = above === -1 ? 'nowhere' : `from m = ${formatNumber(d.positions[above])}`;
-    lines.push(
-      `${label.padEnd(17)}angle ${fmtE(Math.max.apply(null, angle), 1)} rad, cos ${fmtE(Math.max.apply(null, cos), 1)}; cos > 0.01 ${first}`,
-    );
-  }
-  if (d.float16_positions < d.positions.length) {
+  d.series.forEach((row, i) => {
+    const label = PRECISION_LABELS[i][1];
+    const first = row.first === null ? 'nowhere' : `from m = ${formatNumber(row.first)}`;
+    lines.push(`${label.padEnd(17)}angle ${fmtE(row.angle, 1)} rad, cos ${fmtE(row.cos, 1)}; cos > 0.01 ${first}`);
+  });
+  if (d.float16_stops) {
     lines.push('float16 holds no position above 65,504: its curves stop there');
   }
   return lines.join('\n');
@@ -118,16 +131,11 @@ function precisionReadoutZh(d) {
   const lines = [
     `d = ${d.dim}，底数 ${formatNumber(d.base)}，位置 1 到 ${formatNumber(d.max_position)}；其中的最大误差：`,
   ];
-  for (const [name] of PRECISION_LABELS) {
-    const angle = d[`angle_${name}`];
-    const cos = d[`cos_${name}`];
-    const above = cos.findIndex((c) => c > 0.01);
-    const first = above === -1 ? '无' : `从 m = ${formatNumber(d.positions[above])} 起`;
-    lines.push(
-      `${padWide(PRECISION_LABELS_ZH[name], 17)}角度 ${fmtE(Math.max.apply(null, angle), 1)} rad，cos ${fmtE(Math.max.apply(null, cos), 1)}；cos > 0.01：${first}`,
-    );
+  for (const row of d.series) {
+    const first = row.first === null ? '无' : `从 m = ${formatNumber(row.first)} 起`;
+    lines.push(`${padWide(PRECISION_LABELS_ZH[row.name], 17)}角度 ${fmtE(row.angle, 1)} rad，cos ${fmtE(row.cos, 1)}；cos > 0.01：${first}`);
   }
-  if (d.float16_positions < d.positions.length) {
+  if (d.float16_stops) {
     lines.push('float16 表示不了 65,504 以上的位置：它的曲线到此为止');
   }
   return lines.join('\n');
@@ -184,7 +192,7 @@ function drawPrecision(svg, d) {
 register('precision', {
   compute: precisionData,
   draw: drawPrecision,
-  facts: (data) => data,
+  facts: precisionFacts,
   readouts: { en: precisionReadout, zh: precisionReadoutZh },
   height: 450,
   split: 350,

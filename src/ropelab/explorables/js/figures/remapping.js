@@ -82,11 +82,17 @@ function remappingData(p, constants) {
   };
 }
 
+// The numbers both readouts write, computed once: the data and RoPE's relative position of the last
+// query and the first key.
+function remappingFacts(d) {
+  return Object.assign({}, d, { rope_relative: d.length - 1 });
+}
+
 function remappingReadout(d) {
   return [
     `${d.method} on ${formatNumber(d.length)} tokens, trained on ${formatNumber(d.train_len)}`,
     `largest relative position: ${formatNumber(d.max_relative)} (${d.within ? 'within' : 'beyond'} the training length)`,
-    `last query, first key: ${formatNumber(d.row[0])} (RoPE: ${formatNumber(d.length - 1)})`,
+    `last query, first key: ${formatNumber(d.row[0])} (RoPE: ${formatNumber(d.rope_relative)})`,
     `w = ${formatNumber(d.window)}, G = ${d.group}, S = ${formatNumber(d.shift)}; Self-Extend (w, G) covers ${formatNumber(d.self_extend_max_length)} tokens`,
   ].join('\n');
 }
@@ -95,7 +101,7 @@ function remappingReadoutZh(d) {
   return [
     `${d.method}：输入 ${formatNumber(d.length)} 个 token，训练长度 ${formatNumber(d.train_len)}`,
     `最大相对位置：${formatNumber(d.max_relative)}（${d.within ? '在训练长度之内' : '超出训练长度'}）`,
-    `最后一个查询与第一个键：${formatNumber(d.row[0])}（RoPE：${formatNumber(d.length - 1)}）`,
+    `最后一个查询与第一个键：${formatNumber(d.row[0])}（RoPE：${formatNumber(d.rope_relative)}）`,
     `w = ${formatNumber(d.window)}，G = ${d.group}，S = ${formatNumber(d.shift)}；Self-Extend (w, G) 覆盖 ${formatNumber(d.self_extend_max_length)} 个 token`,
   ].join('\n');
 }
@@ -143,7 +149,7 @@ function drawRemapping(svg, d) {
 register('remapping', {
   compute: remappingData,
   draw: drawRemapping,
-  facts: (data) => data,
+  facts: remappingFacts,
   readouts: { en: remappingReadout, zh: remappingReadoutZh },
   height: 450,
   split: 400,

@@ -34,27 +34,31 @@ function rotationData(p, constants) {
   };
 }
 
+// The numbers both readouts write, computed once: the data and the gap between the two scores and
+// the offset n − m.
+function rotationFacts(d) {
+  return Object.assign({}, d, { gap: Math.abs(d.score - d.shifted_score), offset: d.n - d.m });
+}
+
 function rotationReadout(d) {
-  const gap = Math.abs(d.score - d.shifted_score);
-  const gapText = gap < 1e-12 ? 'less than 1e-12 (rounding)' : fmtE(gap, 2);
+  const gapText = d.gap < 1e-12 ? 'less than 1e-12 (rounding)' : fmtE(d.gap, 2);
   return [
     `m = ${d.m}, n = ${d.n}, θ = ${fmtF(d.theta, 2)} rad, shift s = ${d.shift}`,
     `score(m, n)         (R_m q)·(R_n k)          = ${fmtF(d.score, 6, { plus: true })}`,
     `score(m + s, n + s) (R_m+s q)·(R_n+s k)      = ${fmtF(d.shifted_score, 6, { plus: true })}`,
-    `relative form       qᵀ R_(n−m) k, n − m = ${fmtSignedInt(d.n - d.m)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
+    `relative form       qᵀ R_(n−m) k, n − m = ${fmtSignedInt(d.offset)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
     `key moved alone     (R_m q)·(R_n+s k)        = ${fmtF(d.key_only_score, 6, { plus: true })}`,
     `score(m, n) and score(m + s, n + s) differ by ${gapText}`,
   ].join('\n');
 }
 
 function rotationReadoutZh(d) {
-  const gap = Math.abs(d.score - d.shifted_score);
-  const gapText = gap < 1e-12 ? '小于 1e-12（舍入误差）' : fmtE(gap, 2);
+  const gapText = d.gap < 1e-12 ? '小于 1e-12（舍入误差）' : fmtE(d.gap, 2);
   return [
     `m = ${d.m}，n = ${d.n}，θ = ${fmtF(d.theta, 2)} rad，平移 s = ${d.shift}`,
     `分数 score(m, n)         (R_m q)·(R_n k)          = ${fmtF(d.score, 6, { plus: true })}`,
     `分数 score(m + s, n + s) (R_m+s q)·(R_n+s k)      = ${fmtF(d.shifted_score, 6, { plus: true })}`,
-    `相对形式                 qᵀ R_(n−m) k，n − m = ${fmtSignedInt(d.n - d.m)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
+    `相对形式                 qᵀ R_(n−m) k，n − m = ${fmtSignedInt(d.offset)} = ${fmtF(d.relative_score, 6, { plus: true })}`,
     `只移动键                 (R_m q)·(R_n+s k)        = ${fmtF(d.key_only_score, 6, { plus: true })}`,
     `score(m, n) 与 score(m + s, n + s) 相差 ${gapText}`,
   ].join('\n');
@@ -112,7 +116,7 @@ function drawRotation(svg, d) {
 register('rotation2d', {
   compute: rotationData,
   draw: drawRotation,
-  facts: (data) => data,
+  facts: rotationFacts,
   readouts: { en: rotationReadout, zh: rotationReadoutZh },
   height: 410,
   split: 360,

@@ -28,12 +28,17 @@ function spectrumData(p, constants) {
   };
 }
 
+// The numbers both readouts write, computed once: the data and the shortest and longest wavelengths.
+function spectrumFacts(d) {
+  return Object.assign({}, d, { shortest: d.wavelength[0], longest: d.wavelength[d.wavelength.length - 1] });
+}
+
 function spectrumReadout(d) {
   return [
     `full period within T_train = ${formatNumber(d.train_len)} tokens in ${d.n_full} of ${count(d.n_planes, 'plane')}`,
     `  (λ_i ≤ T_train, i.e. θ_i ≥ 2π/T_train = ${fmtG(d.theta_threshold, 4)}); ${d.n_partial} do not`,
     `boundary (d/2)·log_β(T_train/2π) = ${fmtF(d.boundary, 3)}; d_extra = ${d.critical_dim}`,
-    `wavelengths from ${formatNumber(d.wavelength[0])} to ${formatNumber(d.wavelength[d.wavelength.length - 1])} tokens`,
+    `wavelengths from ${formatNumber(d.shortest)} to ${formatNumber(d.longest)} tokens`,
   ].join('\n');
 }
 
@@ -42,7 +47,7 @@ function spectrumReadoutZh(d) {
     `${countZh(d.n_planes, '子空间')}中有 ${d.n_full} 个在 T_train = ${formatNumber(d.train_len)} 个 token 内转满全周期`,
     `  （λ_i ≤ T_train，即 θ_i ≥ 2π/T_train = ${fmtG(d.theta_threshold, 4)}）；其余 ${d.n_partial} 个没有`,
     `分界 (d/2)·log_β(T_train/2π) = ${fmtF(d.boundary, 3)}；d_extra = ${d.critical_dim}`,
-    `周期从 ${formatNumber(d.wavelength[0])} 到 ${formatNumber(d.wavelength[d.wavelength.length - 1])} 个 token`,
+    `周期从 ${formatNumber(d.shortest)} 到 ${formatNumber(d.longest)} 个 token`,
   ].join('\n');
 }
 
@@ -86,7 +91,7 @@ function drawSpectrum(svg, d, constants) {
 register('spectrum', {
   compute: spectrumData,
   draw: drawSpectrum,
-  facts: (data) => data,
+  facts: spectrumFacts,
   readouts: { en: spectrumReadout, zh: spectrumReadoutZh },
   height: 440,
   split: 360,
