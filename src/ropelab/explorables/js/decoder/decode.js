@@ -1,12 +1,17 @@
 // The decoder's record (ropelab.decoder): bounds, warnings, decodeConfig, decodeText.
 
+// Theorem 2 for a layer: the planes with a full period within the trained length, d_extra and
+// T_extra (the core's fullPeriodPlanes, criticalDim, extrapolationBound), or null
 function bounds(dim, base, trained) {
   if (trained === null || trained <= core.TWO_PI || base <= 1) {
     return null;
   }
-  const planes = core.range(dim / 2).filter((i) => core.TWO_PI * Math.pow(base, (2 * i) / dim) <= trained).length;
-  const dExtra = Math.min(2 * Math.ceil(((dim / 2) * Math.log(trained / core.TWO_PI)) / Math.log(base)), dim);
-  return { trained_length: trained, full_period_planes: planes, critical_dim: dExtra, bound: core.TWO_PI * Math.pow(base, dExtra / dim) };
+  return {
+    trained_length: trained,
+    full_period_planes: core.fullPeriodPlanes(dim, trained, base),
+    critical_dim: core.criticalDim(dim, trained, base),
+    bound: core.extrapolationBound(base, dim, trained, base),
+  };
 }
 
 const g = (x) => explore.format.general(x, 6);

@@ -119,7 +119,7 @@ function words(lang) {
   return { shipped: w.shipped, decode: w.decode };
 }
 
-const api = { decodeText: decodeText, decodeConfig: decodeConfig, view: view, words: words, language: core.language };
+const api = { decodeText: decodeText, decodeConfig: decodeConfig, view: view, words: words, language: core.language, ropeTypes: ROPE_TYPES };
 if (typeof module === 'object' && module.exports) {
   module.exports = api;
 }
