@@ -140,14 +140,19 @@ def test_the_decoder_defines_no_core_name():
 
 def _records(rope_types) -> dict[str, dict]:
     """ROPE_TYPES's records as plain data, field by field (callables left out)."""
-    out = {}
-    for name, record in rope_types.items():
-        fields = {}
-        for field in dataclasses.fields(record):
-            value = getattr(record, field.name)
-            if not callable(value):
-                fields[field.name] = list(value) if isinstance(value, tuple) else value
-        out[name] = fields
+
+    def plain(value):
+        if dataclasses.is_dataclass(value):
+            return {
+                field.name: plain(getattr(value, field.name))
+                for field in dataclasses.fields(value)
+                if not callable(getattr(value, field.name))
+            }
+        return [plain(v) for v in value] if isinstance(value, tuple) else value
+
+    out = {name: plain(record) for name, record in rope_types.items()}
+    assert out["llama3"]["gguf_tensor"] == "rope_freqs.weight"
+    assert out["yarn"]["described"][0]["label"] == "beta_fast"
     return out
 
 

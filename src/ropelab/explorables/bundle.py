@@ -266,22 +266,25 @@ def rope_types_table(rope_types: Mapping[str, Any] | None = None) -> dict[str, d
         from ..rope_config import ROPE_TYPES
 
         rope_types = ROPE_TYPES
-    table = {}
-    for name, record in rope_types.items():
-        fields = {}
-        for field in dataclasses.fields(record):
-            value = getattr(record, field.name)
-            if callable(value):
-                continue
-            if isinstance(value, tuple):
-                value = list(value)
-            try:
-                json.dumps(value)
-            except TypeError:
-                continue
-            fields[field.name] = value
-        table[name] = fields
-    return table
+    return {name: _plain(record) for name, record in rope_types.items()}
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data: dataclasses as objects of their fields, tuples as lists;
+    callables (and fields holding them) left out."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for field in dataclasses.fields(value):
+            item = getattr(value, field.name)
+            if not callable(item):
+                out[field.name] = _plain(item)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    json.dumps(value)  # a TypeError names a field JSON cannot carry
+    return value
 
 
 def bundle_decoder(
