@@ -17,7 +17,11 @@ in a block of its own, ``(function () { … })();``, so its helpers stay private
 defined twice at the top level of the core and mount parts, a figure's (or a decoder part's)
 top-level name that shadows a core name, and two decoder parts defining one name are
 rejected with a :class:`ValueError` naming both files. The decoder gets the rope types of
-:data:`ropelab.rope_config.ROPE_TYPES` as a JSON table, written at build time.
+:data:`ropelab.rope_config.ROPE_TYPES` as a JSON table, written at build time, with the other
+Python data its readers need: the legacy rope-type names
+(:data:`ropelab.config_fields.LEGACY_TYPE_NAMES`), the types with an original length as
+:func:`ropelab.config_fields.normalize_config` lists them, and the GGUF rope key names
+(:data:`ropelab.gguf_meta.ROPE_KEYS`).
 
 ``python -m ropelab.explorables.bundle --write`` writes both scripts next to this file;
 ``--check`` fails (exit status 1) when a written script differs from the bundle. The scripts
@@ -126,6 +130,7 @@ DECODER_PARTS = (
 # The names the bundle itself defines at the explore script's top level.
 _GENERATED_CORE = "(bundle: the core object)"
 _GENERATED_TYPES = "(bundle: the rope-type table)"
+_GENERATED_DATA = "(bundle: Python's data)"
 
 _DEFINITION = re.compile(
     r"^(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)"
@@ -295,7 +300,8 @@ def bundle_decoder(
     header: str | None = DECODER_HEADER,
 ) -> str:
     """The decoder script from the parts in ``source_dir``, with the rope-type table of
-    ``rope_types`` (default :data:`ropelab.rope_config.ROPE_TYPES`) after the first part.
+    ``rope_types`` (default :data:`ropelab.rope_config.ROPE_TYPES`), the legacy type names and
+    the GGUF rope key names after the first part.
 
     Raises:
         ValueError: for a name two decoder parts define, or one that shadows a core name
@@ -303,12 +309,28 @@ def bundle_decoder(
     """
     # the prelude's names (inBrowser) are each script's own; every other core name is shared
     shared = {n: p for n, p in core_names(source_dir, core).items() if p != EXPLORE_PRELUDE}
-    seen: dict[str, str] = {"ROPE_TYPES": _GENERATED_TYPES}
+    from ..config_fields import _ORIGINAL_LENGTH_TYPES, LEGACY_TYPE_NAMES
+    from ..gguf_meta import ROPE_KEYS
+
+    seen: dict[str, str] = {
+        "ROPE_TYPES": _GENERATED_TYPES,
+        "LEGACY_TYPE_NAMES": _GENERATED_DATA,
+        "ORIGINAL_LENGTH_TYPES": _GENERATED_DATA,
+        "GGUF_ROPE_KEYS": _GENERATED_DATA,
+    }
+    _shadows(shared, list(seen), "the bundle's generated data")
     table = json.dumps(rope_types_table(rope_types), ensure_ascii=False, indent=2)
     generated = (
         "// The rope types of ropelab.rope_config.ROPE_TYPES, written by the bundler: every\n"
         "// field of each RopeType record that JSON carries.\n"
-        f"const ROPE_TYPES = {table};"
+        f"const ROPE_TYPES = {table};\n"
+        "// ropelab.config_fields.LEGACY_TYPE_NAMES: legacy rope-type names as transformers reads them\n"
+        f"const LEGACY_TYPE_NAMES = {json.dumps(LEGACY_TYPE_NAMES)};\n"
+        "// ropelab.config_fields._ORIGINAL_LENGTH_TYPES: the types whose original length the\n"
+        "// top-level original_max_position_embeddings gives\n"
+        f"const ORIGINAL_LENGTH_TYPES = {json.dumps(list(_ORIGINAL_LENGTH_TYPES))};\n"
+        "// ropelab.gguf_meta.ROPE_KEYS: the gguf.Keys.Rope names ({arch} is the architecture)\n"
+        f"const GGUF_ROPE_KEYS = {json.dumps(ROPE_KEYS, ensure_ascii=False, indent=2)};"
     )
     chunks = []
     for i, part in enumerate(parts):

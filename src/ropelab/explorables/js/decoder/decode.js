@@ -22,23 +22,24 @@ function warnings(raw, record) {
   const text = isObject(raw.text_config) ? raw.text_config : raw;
   for (const layer of record.layers) {
     const kind = layer.rope_type;
+    const checks = ROPE_TYPES[kind].layer_warnings; // the codes a layer of this type can raise
     const factor = layer.factor;
     const original = layer.original_length;
     const where = layer.layer_type === 'all' ? '' : ` (${layer.layer_type})`;
     const declared = record.max_position_embeddings;
-    if (['yarn', 'longrope', 'llama3'].includes(kind) && truthy(factor) && truthy(original) && truthy(declared)) {
+    if (checks.includes('factor-vs-lengths') && truthy(factor) && truthy(original) && truthy(declared)) {
       if (Math.abs(declared / original - factor) > 1e-9 * factor && declared !== original) {
         out.push(['factor-vs-lengths', `factor ${g(factor)}${where} but max_position_embeddings / original = ${n0(declared)} / ${n0(original)} = ${g(declared / original)}: engines that size their tables from one or the other disagree`]);
       }
     }
-    if (kind !== 'default' && factor === 1 && kind !== 'proportional') {
+    if (checks.includes('no-op-block') && factor === 1) {
       out.push(['no-op-block', `${kind} with factor 1${where}: the block changes nothing`]);
     }
     const params = Object.fromEntries(layer.parameters);
-    if (kind === 'yarn' && params.truncate === false) {
+    if (checks.includes('yarn-truncate') && params.truncate === false) {
       out.push(['yarn-truncate', `YaRN with truncate false${where}: GGUF has no key for it and engines that round the ramp's ends compute other frequencies`]);
     }
-    if (kind === 'dynamic') {
+    if (checks.includes('dynamic-cache')) {
       out.push(['dynamic-cache', `dynamic scaling${where}: the frequencies follow the longest length seen, so keys cached at one length do not match queries at another; vLLM uses one table for the longest length`]);
     }
   }

@@ -12,51 +12,49 @@ function methodParameters(flat, original) {
   return out;
 }
 
+// the parameters the record lists, each read by its rule (rope_config.DescribedParameter.pairs)
+function describedPair(shown, flat, original) {
+  const key = shown.key;
+  let value;
+  if (shown.rule === 'value') {
+    value = has(flat, key) ? flat[key] : shown.default;
+  } else if (shown.rule === 'or_default') {
+    value = truthy(flat[key]) ? flat[key] : shown.default;
+  } else if (shown.rule === 'bool_if_present') {
+    if (!has(flat, key)) {
+      return [];
+    }
+    value = truthy(flat[key]);
+  } else if (shown.rule === 'if_set') {
+    if (get(flat, key) === null) {
+      return [];
+    }
+    value = flat[key];
+  } else if (shown.rule === 'float') {
+    value = Number(flat[key]);
+  } else if (shown.rule === 'range') {
+    const values = flat[key];
+    value = `${explore.format.fixed(Math.min(...values), 2)}..${explore.format.fixed(Math.max(...values), 2)}`;
+  } else {
+    fail(`unknown DescribedParameter rule ${repr(shown.rule)} for ${shown.label}`);
+  }
+  if (shown.over_original) {
+    value = original / value;
+  }
+  return [[shown.label, value]];
+}
+
 function typeParameters(flat, original) {
-  const kind = flat.rope_type;
-  if (kind === 'yarn') {
-    const out = [
-      ['beta_fast', truthy(flat.beta_fast) ? flat.beta_fast : 32],
-      ['beta_slow', truthy(flat.beta_slow) ? flat.beta_slow : 1],
-    ];
-    if (has(flat, 'truncate')) {
-      out.push(['truncate', truthy(flat.truncate)]);
-    }
-    for (const key of ['mscale', 'mscale_all_dim']) {
-      if (get(flat, key) !== null) {
-        out.push([key, flat[key]]);
-      }
-    }
-    return out;
-  }
-  if (kind === 'llama3') {
-    const low = flat.low_freq_factor;
-    const high = flat.high_freq_factor;
-    return [
-      ['low_freq_factor', low],
-      ['high_freq_factor', high],
-      ['kept below wavelength', original / high],
-      ['divided above', original / low],
-    ];
-  }
-  if (kind === 'longrope') {
-    const span = (v) => `${explore.format.fixed(Math.min(...v), 2)}..${explore.format.fixed(Math.max(...v), 2)}`;
-    return [
-      ['short factors', span(flat.short_factor)],
-      ['long factors', span(flat.long_factor)],
-    ];
-  }
-  if (kind === 'proportional') {
-    return [['rotated fraction', has(flat, 'partial_rotary_factor') ? flat.partial_rotary_factor : 1.0]];
-  }
-  return [];
+  return ROPE_TYPES[flat.rope_type].described.flatMap((shown) => describedPair(shown, flat, original));
 }
 
 function describeLayer(entry, where) {
   const flat = entry.config.rope_parameters;
   const [inv, attention] = frequencies(ropeSpec(entry.config, where));
+  const kind = flat.rope_type;
+  const record = ROPE_TYPES[kind]; // ropeSpec has checked the name
   let reference = { rope_type: 'default', rope_theta: flat.rope_theta, partial_rotary_factor: has(flat, 'partial_rotary_factor') ? flat.partial_rotary_factor : 1.0 };
-  if (flat.rope_type === 'proportional') {
+  if (record.reference === 'factor_one') {
     reference = Object.assign({}, flat, { factor: 1.0 });
   }
   const refConfig = Object.assign({}, entry.config, { rope_parameters: reference });
@@ -64,16 +62,15 @@ function describeLayer(entry, where) {
   const [theta] = frequencies(ropeSpec(refConfig, where));
   let original = truthy(entry.config.original_max_position_embeddings) ? entry.config.original_max_position_embeddings : get(flat, 'original_max_position_embeddings');
   let factor = get(flat, 'factor');
-  const kind = flat.rope_type;
-  if ((kind === 'yarn' || kind === 'longrope') && factor === null) {
-    const maxLen = entry.config.max_position_embeddings;
+  if (!record.original_length) {
+    original = null;
+  } else if (factor === null) {
+    // null or missing: max / original, as ropeSpec reads it
+    const maxLen = get(entry.config, 'max_position_embeddings');
     factor = maxLen === null || original === null ? null : maxLen / original;
   }
-  if (kind === 'default') {
+  if (record.factor === null) {
     factor = null;
-    original = null;
-  } else if (kind === 'linear' || kind === 'dynamic' || kind === 'proportional') {
-    original = null;
   }
   let kept = 0;
   let stretched = 0;

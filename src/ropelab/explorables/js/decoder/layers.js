@@ -2,11 +2,9 @@
 // (b) Reading a config (ropelab.config_fields.normalize_config)
 // ---------------------------------------------------------------------------------------
 
-const LEGACY = { su: 'longrope', mrope: 'default' };
 const PHI3 = ['phi3', 'phi4_multimodal'];
 const GEMMA3 = ['gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text'];
 const DEEPSEEK = ['deepseek_v2', 'deepseek_v3', 'kimi_k2'];
-const ORIGINAL_TYPES = ['yarn', 'longrope', 'llama3'];
 const GEMMA3_THETA = { full_attention: 1e6, sliding_attention: 1e4 };
 const FULL_ONLY = { olmo3: 500000 };
 const NON_ATTENTION = ['linear_attention', 'mamba', 'conv'];
@@ -25,7 +23,7 @@ function ropeType(params, modelType) {
   if (typeof name !== 'string') {
     return name;
   }
-  let renamed = has(LEGACY, name) ? LEGACY[name] : null;
+  let renamed = has(LEGACY_TYPE_NAMES, name) ? LEGACY_TYPE_NAMES[name] : null;
   if (PHI3.includes(modelType) && name === 'yarn') {
     renamed = 'longrope';
   }

@@ -52,7 +52,7 @@ function normalizeConfig(raw) {
       max_position_embeddings: maxLen,
       rope_parameters: flat,
     };
-    if (ORIGINAL_TYPES.includes(flat.rope_type)) {
+    if (ORIGINAL_LENGTH_TYPES.includes(flat.rope_type)) {
       const top = get(text, 'original_max_position_embeddings');
       if (top !== null) {
         out.original_max_position_embeddings = top;
