@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from ropelab import decoder
 from ropelab.explorables import bundle, decoder_script_path, script_path
 from ropelab.interactive import kinds
 from ropelab.rope_config import ROPE_TYPES
@@ -200,6 +202,131 @@ def test_a_rope_type_without_a_js_frequency_function_is_an_error(tmp_path):
     assert "planted" in planted_result.get("error", ""), planted_result
     assert "no frequency function" in planted_result["error"]
     assert "error" not in linear_result and linear_result["layers"][0]["rope_type"] == "linear"
+
+
+def _same(py, js, where=""):
+    """Python's record and Node's, after JSON: equal, numbers to 1e-9 relative."""
+    if isinstance(py, dict):
+        assert isinstance(js, dict) and set(py) - {"report", "notes"} == set(js), where
+        for key in js:
+            _same(py[key], js[key], f"{where}.{key}")
+    elif isinstance(py, list):
+        assert isinstance(js, list) and len(py) == len(js), (where, py, js)
+        for i, (a, b) in enumerate(zip(py, js, strict=True)):
+            _same(a, b, f"{where}[{i}]")
+    elif isinstance(py, float | int) and not isinstance(py, bool):
+        assert isinstance(js, float | int) and math.isclose(py, js, rel_tol=1e-9), (where, py, js)
+    else:
+        assert py == js, (where, py, js)
+
+
+#: Configs whose records read every data field of the planted records below.
+_RECORD_CONFIGS = {
+    "yarn": {
+        "model_type": "qwen2",
+        "head_dim": 64,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 65536,
+        "rope_theta": 1e6,
+        "rope_scaling": {
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 8192,
+            "beta_fast": 16,
+            "beta_slow": 2,
+            "truncate": False,
+            "mscale": 1.0,
+            "attention_factor": 1.2,
+        },
+    },
+    "yarn factor 1": {
+        "model_type": "llama",
+        "head_dim": 64,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 8192,
+        "rope_scaling": {"rope_type": "yarn", "factor": 1.0},
+    },
+    "llama3": {
+        "model_type": "llama",
+        "head_dim": 64,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+        "rope_scaling": {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    },
+    "phi3 su": {
+        "model_type": "phi3",
+        "hidden_size": 3072,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096,
+        "rope_scaling": {"type": "su", "short_factor": [1.25] * 48, "long_factor": [1.5] * 48},
+    },
+}
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_the_js_decoder_follows_the_records_data(tmp_path, monkeypatch):
+    """The decoder reads each record's data (described parameters, reference, layer
+    warnings, GGUF scaling type, keys and tensor, default attention), never the type's name:
+    with changed records it gives what Python gives with the same records."""
+    planted = dict(ROPE_TYPES)
+    yarn, llama3 = ROPE_TYPES["yarn"], ROPE_TYPES["llama3"]
+    planted["yarn"] = dataclasses.replace(
+        yarn,
+        described=tuple(p for p in yarn.described if p.key != "beta_slow"),
+        reference="factor_one",
+        layer_warnings=(),
+        gguf_scaling_type="planted-yarn",
+        gguf_keys=tuple(reversed(yarn.gguf_keys)),
+    )
+    planted["llama3"] = dataclasses.replace(
+        llama3, described=llama3.described[2:], gguf_tensor="planted_freqs.weight"
+    )
+    planted["longrope"] = dataclasses.replace(
+        ROPE_TYPES["longrope"], default_attention="yarn", reference="factor_one"
+    )
+    (tmp_path / "ropelab-explore.js").write_text(bundle.explore_script_text(), encoding="utf-8")
+    script = tmp_path / "ropelab-decoder.js"
+    script.write_text(bundle.decoder_script_text(planted), encoding="utf-8")
+    configs = list(_RECORD_CONFIGS.values())
+    before = [json.loads(json.dumps(decoder.decode_config(c))) for c in configs]
+    for name, record in planted.items():
+        monkeypatch.setitem(ROPE_TYPES, name, record)
+    after = [json.loads(json.dumps(decoder.decode_config(c))) for c in configs]
+    for name, py, js in zip(_RECORD_CONFIGS, after, _decode(script, configs), strict=True):
+        assert "error" not in js, (name, js)
+        _same(py, js, name)
+    # and the records' changes show: the planted records are not the shipped ones
+    yarn_before, yarn_after = before[0], after[0]
+    assert dict(yarn_before["layers"][0]["parameters"])["beta_slow"] == 2
+    assert "beta_slow" not in dict(yarn_after["layers"][0]["parameters"])
+    codes = {code for code, _ in yarn_before["warnings"] + before[1]["warnings"]}
+    assert {"factor-vs-lengths", "yarn-truncate", "no-op-block"} <= codes
+    assert not {code for code, _ in yarn_after["warnings"] + after[1]["warnings"]} & codes
+    gguf = dict(yarn_after["gguf"])
+    assert gguf["qwen2.rope.scaling.type"] == "planted-yarn"
+    assert list(gguf)[1:3] == [
+        "qwen2.rope.scaling.yarn_beta_slow",
+        "qwen2.rope.scaling.yarn_beta_fast",
+    ]
+    assert ["tensor planted_freqs.weight", "32 values"] in after[2]["gguf"]
+    # LongRoPE against itself at factor 1: every plane kept, none stretched
+    assert (before[3]["layers"][0]["kept"], after[3]["layers"][0]["kept"]) == (0, 48)
+    assert (
+        dict(before[3]["gguf"])["phi3.rope.scaling.attn_factor"]
+        != dict(after[3]["gguf"])["phi3.rope.scaling.attn_factor"]
+    )
 
 
 def test_check_reports_a_stale_script(tmp_path, monkeypatch, capsys):
