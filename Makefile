@@ -42,6 +42,7 @@ $(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)
 	$(PIP) install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@$(BIN)/python -c "import torch, sys; v = torch.__version__.split('+')[0]; \
 	  sys.exit(0 if v == '2.13.0' else 'torch was changed to ' + torch.__version__)"
+	$(BIN)/python -m ropelab.explorables.bundle --write
 	touch $@
 
 # Front-end files the site serves itself (no CDN), from the npm registry via the committed lock.
@@ -148,6 +149,7 @@ WHEEL_VENV := .venv-wheel
 PACKAGE_FILES := pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*' 2>/dev/null)
 $(WHEEL_VENV)/.installed: $(PACKAGE_FILES) | $(BIN)/python
 	rm -rf $(WHEEL_VENV) _build/wheel
+	$(BIN)/python -m ropelab.explorables.bundle --write
 	$(PIP) wheel --no-deps --quiet --disable-pip-version-check -w _build/wheel .
 	$(PYTHON) -m venv $(WHEEL_VENV)
 	$(WHEEL_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(TORCH_PIN)

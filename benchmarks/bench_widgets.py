@@ -170,7 +170,9 @@ MEASURE_JS = """
 def browser_rows(site: Path, reps: int = 5) -> list[Row]:
     part = "2 browser explorables (headless Chromium)"
     chromium = CHROMIUM
-    script = ROOT / "src" / "ropelab" / "explorables" / "ropelab-explore.js"
+    from ropelab.explorables import script_path
+
+    script = script_path()  # generated from ropelab/explorables/js/
     # every chapter page; those without an explorable are listed as such
     pages = sorted((site / "notebooks").glob("*.html"))
     missing = []

@@ -2,14 +2,15 @@ r"""Explorables: the book's interactive figures that respond without a Python ke
 
 An explorable is one HTML output: the controls of a figure's spec
 (:mod:`ropelab.interactive.figures`), a figure area and a readout, with the spec's JSON
-config; ``ropelab-explore.js`` (next to this file) draws the figure in the browser, computing
+config; ``ropelab-explore.js`` (generated next to this file from ``js/`` by
+:mod:`ropelab.explorables.bundle`) draws the figure in the browser, computing
 the same numbers as the spec's data function, and redraws it when a control moves. The same
 output responds on the static site, in JupyterLab or Notebook and in Colab.
 
 Where the script comes from:
 
 * on the book's pages the site serves ``ropelab-explore.js`` once, as an asset of every page
-  (``book/_ext/ropelab_explore.py``), and an explorable's output holds only its markup, its
+  (``ropebook.ext.ropelab_explore``), and an explorable's output holds only its markup, its
   config and a one-line call that mounts it; the committed notebooks hold the same outputs,
   so changing the script changes no notebook;
 * anywhere else (Jupyter, Colab, Binder) each output carries the script itself, so it works
@@ -26,10 +27,13 @@ This module imports neither matplotlib nor ipywidgets.
 
 from __future__ import annotations
 
+import functools
+import getpass
 import hashlib
 import html
 import json
 import os
+import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -77,19 +81,66 @@ def explorable_data(kind: str, **params: Any) -> dict[str, Any]:
     return _spec(kind).browser_data(**params)
 
 
+EXPLORE_SCRIPT = "ropelab-explore.js"
+DECODER_SCRIPT = "ropelab-decoder.js"
+
+
+def _cache_dir() -> Path:
+    """The per-user folder for the scripts when the package's folder is not writable."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no user name (a container without a passwd entry)
+        user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"ropelab-{user}-explorables"
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # written beside it and renamed, so a process reading it never sees half a script
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+@functools.cache
+def _scripts_dir() -> Path:
+    """The folder holding both generated scripts, equal to the bundle of ``js/``.
+
+    Bundled once per process (:mod:`ropelab.explorables.bundle`); written into the package
+    when missing or different, else into :func:`_cache_dir` where the package is read-only.
+    Both scripts share the folder: the decoder requires ``./ropelab-explore.js`` in Node.
+    """
+    from .bundle import decoder_script_text, explore_script_text
+
+    texts = {EXPLORE_SCRIPT: explore_script_text(), DECODER_SCRIPT: decoder_script_text()}
+    package = Path(str(resources.files(__name__)))
+    for folder in (package, _cache_dir()):
+        try:
+            for name, text in texts.items():
+                _write_if_changed(folder / name, text)
+        except OSError:
+            continue
+        return folder
+    raise OSError(f"cannot write {EXPLORE_SCRIPT} into {package} or {_cache_dir()}")
+
+
 def script_path() -> Path:
-    """The path of ``ropelab-explore.js`` in the installed package."""
-    return Path(str(resources.files(__name__).joinpath("ropelab-explore.js")))
+    """The path of ``ropelab-explore.js``, generated from ``js/`` (written into the package,
+    or a per-user cache folder where the package is read-only, when missing or stale)."""
+    return _scripts_dir() / EXPLORE_SCRIPT
 
 
 def decoder_script_path() -> Path:
-    """The path of ``ropelab-decoder.js`` (the config decoder of chapter 8A; it uses the number
-    formats of ``ropelab-explore.js``)."""
-    return Path(str(resources.files(__name__).joinpath("ropelab-decoder.js")))
+    """The path of ``ropelab-decoder.js`` (the config decoder of chapter 8A; it uses the core
+    of ``ropelab-explore.js``, which lies in the same folder)."""
+    return _scripts_dir() / DECODER_SCRIPT
 
 
+@functools.cache
 def script() -> str:
-    """The text of ``ropelab-explore.js``, read from the installed package."""
+    """The text of ``ropelab-explore.js`` (the bundle of ``js/``)."""
     return script_path().read_text(encoding="utf-8")
 
 
@@ -182,7 +233,7 @@ def explorable(kind: str, **params: Any) -> Explorable:
 def decoder_configs_script() -> str:
     """``window.ropelabDecoderConfigs = {...};``: the shipped configs, for the decoder's menu.
 
-    The book's site serves it as an asset (``book/_ext/ropelab_explore.py``), so the chapter's
+    The book's site serves it as an asset (``ropebook.ext.ropelab_explore``), so the chapter's
     output holds no config and changing a shipped config changes no notebook; in
     ``"inline"`` mode the output carries it.
     """

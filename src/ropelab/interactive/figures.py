@@ -511,21 +511,12 @@ _BUILDERS: dict[str, Callable[[], InteractiveFigure]] = {
 #: The kinds of interactive figure, in chapter order.
 FIGURES = tuple(_BUILDERS)
 
-#: The figures ``ropelab-explore.js`` draws in the browser (its ``KINDS`` table; the drift
-#: check compares the two). The others are live widgets only.
-BROWSER_KINDS = (
-    "rotation2d",
-    "complex_pair",
-    "complex_score",
-    "block_matrix",
-    "precision",
-    "spectrum",
-    "decay",
-    "calculator",
-    "extension_methods",
-    "multiaxis",
-    "remapping",
-)
+#: The figures that are live widgets only; every other kind is an explorable too.
+_WIDGET_ONLY = frozenset({"sinusoid", "lab"})
+
+#: The figures ``ropelab-explore.js`` draws in the browser, in chapter order (each has its
+#: file ``ropelab/explorables/js/figures/<kind>.js``; the drift check compares the two).
+BROWSER_KINDS = tuple(k for k in FIGURES if k not in _WIDGET_ONLY)
 
 
 def kinds(*, explorable: bool | None = None) -> tuple[str, ...]:
