@@ -21,7 +21,11 @@ rejected with a :class:`ValueError` naming both files. The decoder gets the rope
 Python data its readers need: the legacy rope-type names
 (:data:`ropelab.config_fields.LEGACY_TYPE_NAMES`), the types with an original length as
 :func:`ropelab.config_fields.normalize_config` lists them, and the GGUF rope key names
-(:data:`ropelab.gguf_meta.ROPE_KEYS`).
+(:data:`ropelab.gguf_meta.ROPE_KEYS`), and the family table the config reader reads
+(:func:`family_table`: of :mod:`ropelab.families`' table, the fields
+:func:`ropelab.config_fields.normalize_config` reads, one line a model type; the layer names'
+kinds; the named rules of :data:`ropelab.config_fields.RULES`, each of which ``decoder/rules.js``
+must define in its ``RULE_CODE`` table).
 
 ``python -m ropelab.explorables.bundle --write`` writes both scripts next to this file;
 ``--check`` fails (exit status 1) when a written script differs from the bundle. The scripts
@@ -50,6 +54,7 @@ __all__ = [
     "bundle_explore",
     "core_names",
     "decoder_script_text",
+    "family_table",
     "explore_script_text",
     "main",
     "rope_types_table",
@@ -116,6 +121,8 @@ DECODER_PARTS = (
     "decoder/prelude.js",
     "decoder/checks.js",
     "decoder/layers.js",
+    "decoder/families.js",
+    "decoder/rules.js",
     "decoder/normalize.js",
     "decoder/rope-spec.js",
     "decoder/frequencies.js",
@@ -292,6 +299,62 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: The class defaults :func:`ropelab.config_fields.normalize_config` reads from the table.
+FAMILY_DEFAULTS = (
+    "head_dim",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "rope_parameters",
+    "rope_theta",
+)
+#: The keys of a family's ``layer_rule`` the reader evaluates.
+FAMILY_LAYER_RULE = ("field", "names", "interval", "pattern", "nope_interval", "nope_layer_type")
+
+
+def family_table(entries: Mapping[str, Any] | None = None) -> str:
+    """The family table as the browser reads it: a JSON object, one line per model type (in
+    the table's order), holding what the config reader needs: ``rope`` (false only, for a
+    model without a rotary embedding: its layers are read as NoPE, unlike an unknown type's),
+    ``defaults`` (:data:`FAMILY_DEFAULTS`), ``derived`` (those the class computes),
+    ``aliases`` and ``layer_rule`` (:data:`FAMILY_LAYER_RULE`); empty fields left out."""
+    if entries is None:
+        from ..families import table
+
+        entries = table()["model_types"]
+    lines = []
+    for model_type, entry in entries.items():
+        defaults = entry.get("defaults", {})
+        out: dict[str, Any] = {}
+        if not entry.get("rope"):
+            out["rope"] = False
+        kept = {k: defaults[k]["value"] for k in FAMILY_DEFAULTS if k in defaults}
+        if kept:
+            out["defaults"] = kept
+        derived = [k for k in FAMILY_DEFAULTS if "derived" in defaults.get(k, {})]
+        if derived:
+            out["derived"] = derived
+        if entry.get("aliases"):
+            out["aliases"] = dict(entry["aliases"])
+        rule = {k: v for k, v in (entry.get("layer_rule") or {}).items() if k in FAMILY_LAYER_RULE}
+        if rule:
+            out["layer_rule"] = rule
+        item = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        lines.append(f"  {json.dumps(model_type)}: {item}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _rule_twins(source_dir: Path, rules: Mapping[str, Sequence[str]]) -> None:
+    """Every named rule of ``rules`` has its JavaScript twin in ``decoder/rules.js``."""
+    text = _read(source_dir, "decoder/rules.js")
+    block = re.search(r"^const RULE_CODE = \{\n(.*?)^\};", text, flags=re.M | re.S)
+    defined = set(re.findall(r"^  (\w+):", block.group(1), flags=re.M)) if block else set()
+    missing = sorted({name for names in rules.values() for name in names} - defined)
+    if missing:
+        raise ValueError(
+            f"config_fields.RULES names {missing}, which decoder/rules.js's RULE_CODE lacks"
+        )
+
+
 def bundle_decoder(
     rope_types: Mapping[str, Any] | None = None,
     source_dir: Path = JS_DIR,
@@ -309,14 +372,21 @@ def bundle_decoder(
     """
     # the prelude's names (inBrowser) are each script's own; every other core name is shared
     shared = {n: p for n, p in core_names(source_dir, core).items() if p != EXPLORE_PRELUDE}
-    from ..config_fields import _ORIGINAL_LENGTH_TYPES, LEGACY_TYPE_NAMES
+    from ..config_fields import _ORIGINAL_LENGTH_TYPES, LEGACY_TYPE_NAMES, RULES
+    from ..families import layer_names
     from ..gguf_meta import ROPE_KEYS
+
+    if "decoder/rules.js" in parts:
+        _rule_twins(source_dir, RULES)
 
     seen: dict[str, str] = {
         "ROPE_TYPES": _GENERATED_TYPES,
         "LEGACY_TYPE_NAMES": _GENERATED_DATA,
         "ORIGINAL_LENGTH_TYPES": _GENERATED_DATA,
         "GGUF_ROPE_KEYS": _GENERATED_DATA,
+        "FAMILIES": _GENERATED_DATA,
+        "LAYER_NAMES": _GENERATED_DATA,
+        "RULES": _GENERATED_DATA,
     }
     _shadows(shared, list(seen), "the bundle's generated data")
     table = json.dumps(rope_types_table(rope_types), ensure_ascii=False, indent=2)
@@ -330,7 +400,15 @@ def bundle_decoder(
         "// top-level original_max_position_embeddings gives\n"
         f"const ORIGINAL_LENGTH_TYPES = {json.dumps(list(_ORIGINAL_LENGTH_TYPES))};\n"
         "// ropelab.gguf_meta.ROPE_KEYS: the gguf.Keys.Rope names ({arch} is the architecture)\n"
-        f"const GGUF_ROPE_KEYS = {json.dumps(ROPE_KEYS, ensure_ascii=False, indent=2)};"
+        f"const GGUF_ROPE_KEYS = {json.dumps(ROPE_KEYS, ensure_ascii=False, indent=2)};\n"
+        "// ropelab.families' table (transformers 5.23), as the config reader reads it: per model\n"
+        "// type, rope (false: no rotary embedding), the class defaults, derived, aliases and\n"
+        "// layer_rule (ropelab.explorables.bundle.family_table)\n"
+        f"const FAMILIES = {family_table()};\n"
+        "// ropelab.families.layer_names(): each layer name's kind before RoPE is decided\n"
+        f"const LAYER_NAMES = {json.dumps(dict(layer_names()), separators=(',', ':'))};\n"
+        "// ropelab.config_fields.RULES: the named rules (code, in decoder/rules.js) by model type\n"
+        f"const RULES = {json.dumps(RULES, separators=(',', ':'))};"
     )
     chunks = []
     for i, part in enumerate(parts):

@@ -103,6 +103,8 @@ function decodeConfig(raw) {
     layers: layers,
     nope_layers: fields.nope_layers.length,
     nope_reasons: fields.nope_reasons,
+    layer_kinds: fields.layer_kinds,
+    layer_map: layerMap(fields),
     softmax_scale: fields.softmax_scale,
     query_temperature: fields.query_temperature,
   };

@@ -1,8 +1,13 @@
-// normalizeConfig (ropelab.config_fields.normalize_config): a raw config → its layer types.
+// normalizeConfig (ropelab.config_fields.normalize_config): a raw config → its layer types,
+// read generically: the family table's class defaults, aliases and layer rule (families.js),
+// and the named rules of RULES (rules.js). No family is named here.
 
 function normalizeConfig(raw) {
   const text = isObject(raw.text_config) ? raw.text_config : raw;
   const modelType = String(truthy(text.model_type) ? text.model_type : truthy(raw.model_type) ? raw.model_type : 'unknown');
+  const rule = family(modelType);
+  const rules = rulesOf(modelType);
+  const defaults = rule === null ? {} : rule.defaults;
   const v5 = get(text, 'rope_parameters') !== null && !truthy(text.rope_scaling);
   const key = truthy(text.rope_scaling) ? 'rope_scaling' : 'rope_parameters';
   let params = truthy(text[key]) ? text[key] : {};
@@ -14,44 +19,70 @@ function normalizeConfig(raw) {
   numLayers = numLayers === null ? null : checkCount(numLayers, 'num_hidden_layers');
   let maxLen = get(text, 'max_position_embeddings');
   maxLen = maxLen === null ? null : checkCount(maxLen, 'max_position_embeddings');
-  const numHeads = get(text, 'num_attention_heads');
-  const numKv = has(text, 'num_key_value_heads') ? text.num_key_value_heads : numHeads;
-  let theta = get(text, 'rope_theta');
-  let partial = get(text, 'partial_rotary_factor');
-  if (modelType === 'gpt_neox') {
-    if (theta === null && get(text, 'rotary_emb_base') !== null) {
-      theta = text.rotary_emb_base;
-    }
-    if (partial === null) {
-      partial = has(text, 'rotary_pct') ? text.rotary_pct : 0.25;
+  let numHeads = get(text, 'num_attention_heads');
+  let numKv = get(text, 'num_key_value_heads');
+  if (numHeads === null && isInt(defaults.num_attention_heads)) {
+    numHeads = defaults.num_attention_heads;
+    if (numKv === null) {
+      numKv = get(defaults, 'num_key_value_heads');
     }
   }
-  if (partial === null && modelType === 'qwen3_next') {
-    partial = 0.25;
+  if (numKv === null) {
+    numKv = numHeads;
+  }
+
+  // the base and the rotated fraction: the config's keys, the family's spellings, the defaults
+  const defaultParams0 = defaultParams(rule, 'full_attention');
+  let theta = get(text, 'rope_theta');
+  if (theta === null) {
+    theta = alias(text, rule, 'rope_theta')[1];
+  }
+  let thetaDefault = get(defaultParams0, 'rope_theta');
+  if (thetaDefault === null) {
+    thetaDefault = has(defaults, 'rope_theta') ? defaults.rope_theta : DEFAULT_THETA;
+  }
+  let partial = get(text, 'partial_rotary_factor');
+  if (partial === null) {
+    partial = alias(text, rule, 'partial_rotary_factor')[1];
+  }
+  let rotaryDim = null;
+  const givenPartial = partial;
+  if (partial === null && get(params, 'partial_rotary_factor') === null) {
+    if (!v5) {
+      rotaryDim = alias(text, rule, 'rotary_dim')[1]; // transformers 5 carries it as a factor
+    }
+    if (rotaryDim === null) {
+      partial = get(defaultParams0, 'partial_rotary_factor');
+    }
   }
   partial = partial === null ? 1.0 : partial;
 
+  // head sizes: DeepSeek's MLA rotates only part of each query/key head
+  let headRope = null;
   let headDim;
   let rotaryHead;
-  if (modelType === 'deepseek_v4') {
-    headDim = rotaryHead = headDimOf(text);
+  if (rules.includes('deepseek_v4_groups')) {
+    headDim = rotaryHead = headDimOf(text, rule);
     if (get(text, 'partial_rotary_factor') === null) {
       const part = get(text, 'qk_rope_head_dim');
       partial = part === null ? 64 / 512 : checkCount(part, 'qk_rope_head_dim') / headDim;
     }
   } else if (get(text, 'qk_rope_head_dim') !== null) {
-    rotaryHead = checkCount(text.qk_rope_head_dim, 'qk_rope_head_dim');
+    headRope = rotaryHead = checkCount(text.qk_rope_head_dim, 'qk_rope_head_dim', 0);
     headDim = rotaryHead + checkCount(has(text, 'qk_nope_head_dim') ? text.qk_nope_head_dim : 0, 'qk_nope_head_dim', 0);
   } else {
-    headDim = rotaryHead = headDimOf(text);
+    headDim = rotaryHead = headDimOf(text, rule);
+  }
+  if (rotaryDim !== null) {
+    partial = checkCount(rotaryDim, 'rotary_dim') / rotaryHead;
   }
 
   function layerConfig(flat, head) {
-    const out = {
-      head_dim: head === undefined || head === null ? rotaryHead : head,
-      max_position_embeddings: maxLen,
-      rope_parameters: flat,
-    };
+    const size = head === undefined || head === null ? rotaryHead : head;
+    if (flat.rope_type === 'dynamic' && truthy(flat.alpha) && rule !== null && rule.aliases.alpha === 'ntk_alpha') {
+      flat = ntkAlpha(flat, size);
+    }
+    const out = { head_dim: size, max_position_embeddings: maxLen, rope_parameters: flat };
     if (ORIGINAL_LENGTH_TYPES.includes(flat.rope_type)) {
       const top = get(text, 'original_max_position_embeddings');
       if (top !== null) {
@@ -63,64 +94,69 @@ function normalizeConfig(raw) {
     return out;
   }
 
-  const types = layerTypes(text, modelType, numLayers);
+  const types = layerNamesOf(text, rule, numLayers);
+  const { kinds, reasons } = layerKindsOf(text, rule, numLayers, types, headRope);
   const nested = nestedLayerTypes(params, text);
+  const defaultRope = truthy(defaults.rope_parameters) ? defaults.rope_parameters : {};
+  const bases = text.layer_rope_theta;
+  const distinct = Array.isArray(bases) ? [...new Set(bases.filter(truthy).map(Number))].sort((a, b) => a - b) : [];
   let layers = [];
-  if (nested.length) {
+  if (kinds.length && !kinds.includes('rope')) {
+    // no layer rotates: no base is invented
+  } else if (nested.length) {
     for (const name of nested) {
-      const base = GEMMA3.includes(modelType) && has(GEMMA3_THETA, name) ? GEMMA3_THETA[name] : 10000.0;
-      const flat = flatParams(params[name], modelType, base, partial);
+      const typeDefaults = defaultParams(rule, name);
+      const flat = flatParams(
+        params[name],
+        modelType,
+        has(typeDefaults, 'rope_theta') ? typeDefaults.rope_theta : DEFAULT_THETA,
+        givenPartial !== null ? givenPartial : has(typeDefaults, 'partial_rotary_factor') ? typeDefaults.partial_rotary_factor : 1.0,
+      );
       let head = null;
-      if (name === 'full_attention' && (get(text, 'global_head_dim') !== null || modelType.startsWith('gemma4'))) {
-        head = checkCount(has(text, 'global_head_dim') ? text.global_head_dim : 512, 'global_head_dim');
+      if (name === 'full_attention' && (get(text, 'global_head_dim') !== null || rules.includes('global_head_dim'))) {
+        head = RULE_CODE.global_head_dim(text);
       }
       layers.push({ layer_type: name, layers: groupLayers(name, types, modelType), config: layerConfig(flat, head) });
     }
-  } else if (modelType === 'deepseek_v4') {
-    const main = { rope_type: 'default', rope_theta: theta === null ? 10000.0 : theta, partial_rotary_factor: partial };
-    const compressTheta = has(text, 'compress_rope_theta') ? text.compress_rope_theta : 160000.0;
-    const compress = flatParams(params, modelType, compressTheta, partial);
-    compress.rope_theta = compressTheta;
-    if (compress.rope_type === 'yarn' && !has(compress, 'attention_factor')) {
-      compress.attention_factor = 1.0;
-    }
-    for (const [name, flat] of [['main', main], ['compress', compress]]) {
-      layers.push({ layer_type: name, layers: groupLayers(name, types, modelType), config: layerConfig(flat) });
-    }
-  } else if (has(FULL_ONLY, modelType) && types.includes('sliding_attention')) {
-    const full = flatParams(params, modelType, theta === null ? FULL_ONLY[modelType] : theta, partial);
-    const sliding = { rope_type: 'default', rope_theta: FULL_ONLY[modelType], partial_rotary_factor: partial };
-    for (const [name, flat] of [['sliding_attention', sliding], ['full_attention', full]]) {
-      layers.push({ layer_type: name, layers: groupLayers(name, types, modelType), config: layerConfig(flat) });
-    }
-  } else if (GEMMA3.includes(modelType)) {
-    const fullTheta = theta === null ? GEMMA3_THETA.full_attention : theta;
-    const local = get(text, 'rope_local_base_freq');
-    const full = flatParams(params, modelType, fullTheta, partial);
-    const sliding = { rope_type: 'default', rope_theta: local === null ? GEMMA3_THETA.sliding_attention : local, partial_rotary_factor: partial };
-    for (const [name, flat] of [['sliding_attention', sliding], ['full_attention', full]]) {
-      layers.push({ layer_type: name, layers: groupLayers(name, types, modelType), config: layerConfig(flat) });
+  } else if (rules.includes('deepseek_v4_groups')) {
+    layers = RULE_CODE.deepseek_v4_groups(text, params, theta, partial, types, modelType, layerConfig);
+  } else if (rules.includes('full_only_scaling') && types.includes('sliding_attention')) {
+    layers = RULE_CODE.full_only_scaling(params, modelType, theta, thetaDefault, partial, types, layerConfig);
+  } else if (isObject(defaultRope.sliding_attention) && types.includes('sliding_attention')) {
+    // a flat rope dict in a family whose layer types have their own: it is the full layers';
+    // the sliding layers read their base under its own key, else the class's default
+    const [spelled, local] = alias(text, rule, 'sliding_attention.rope_theta');
+    const localDefault = has(defaultRope.sliding_attention, 'rope_theta') ? defaultRope.sliding_attention.rope_theta : DEFAULT_THETA;
+    const full = flatParams(params, modelType, theta !== null ? theta : thetaDefault, partial);
+    layers = scaledFullPlainSliding(types, full, spelled ? local : localDefault, partial, layerConfig);
+  } else if (distinct.length > 1) {
+    // one rotary embedding per distinct non-zero base (GraniteSWAModel)
+    for (const value of distinct) {
+      const flat = flatParams(params, modelType, value, partial);
+      flat.rope_theta = value;
+      const index = core.range(bases.length).filter((i) => truthy(bases[i]) && Number(bases[i]) === value);
+      layers.push({ layer_type: `rope_theta ${g(value)}`, layers: index, config: layerConfig(flat) });
     }
   } else {
-    const flat = flatParams(params, modelType, theta === null ? 10000.0 : theta, partial);
+    if (Array.isArray(bases) && bases.some(truthy) && theta === null) {
+      theta = Number(bases.find(truthy));
+    }
+    if (theta === null) {
+      theta = thetaDefault;
+    }
+    const flat = flatParams(params, modelType, theta, partial);
     layers.push({ layer_type: 'all', layers: numLayers === null ? [] : core.range(numLayers), config: layerConfig(flat) });
   }
 
-  const { nope, reasons } = nopeLayers(text, modelType, numLayers, types);
+  const nope = core.range(kinds.length).filter((i) => kinds[i] !== 'rope');
   if (nope.length) {
     const skip = new Set(nope);
     layers = layers.map((e) => ({ layer_type: e.layer_type, layers: e.layers.filter((i) => !skip.has(i)), config: e.config }));
   }
 
   let temperature = null;
-  if (modelType === 'llama4_text' && truthy(has(text, 'attn_temperature_tuning') ? text.attn_temperature_tuning : true)) {
-    temperature = {
-      source: 'attn_temperature_tuning',
-      beta: has(text, 'attn_scale') ? text.attn_scale : 0.1,
-      length: checkCount(has(text, 'floor_scale') ? text.floor_scale : 8192, 'floor_scale'),
-      offset: 1,
-      layers: nope.length,
-    };
+  if (rules.includes('llama4_query_temperature')) {
+    temperature = RULE_CODE.llama4_query_temperature(text, nope);
   }
   const beta = params.llama_4_scaling_beta;
   if (truthy(beta)) {
@@ -133,17 +169,7 @@ function normalizeConfig(raw) {
       layers: numLayers === null ? 0 : numLayers,
     };
   }
-
-  let softmaxScale = 1.0;
-  if (DEEPSEEK.includes(modelType)) {
-    const flat = layers[0].config.rope_parameters;
-    const all = truthy(flat.mscale_all_dim) ? flat.mscale_all_dim : 0;
-    const factor = get(flat, 'factor');
-    if (flat.rope_type !== 'default' && truthy(all) && truthy(factor) && factor > 1) {
-      const m = 0.1 * all * Math.log(factor) + 1.0;
-      softmaxScale = m * m;
-    }
-  }
+  const softmaxScale = rules.includes('mla_softmax_scale') && layers.length ? RULE_CODE.mla_softmax_scale(layers[0].config.rope_parameters) : 1.0;
   return {
     model_type: modelType,
     spelling: v5 ? 'transformers 5' : 'transformers 4',
@@ -155,6 +181,7 @@ function normalizeConfig(raw) {
     layers: layers,
     nope_layers: nope,
     nope_reasons: reasons,
+    layer_kinds: kinds.some((k) => k !== 'rope') ? kinds : [],
     softmax_scale: softmaxScale,
     query_temperature: temperature,
   };
