@@ -1,8 +1,11 @@
 """The browser's config decoder (ropelab-decoder.js) computes what ropelab.decoder computes.
 
 Node runs the script's ``decodeText`` on the text of every shipped config and of 300 seeded
-random configs (model families, both spellings, every rope type, partial rotation, layer
-types, NoPE flags, legacy keys, and broken values); each record must equal Python's
+random configs (model families drawn from the family table, both spellings, every rope type,
+partial rotation, the families' own spellings (aliases), layer intervals, NoPE flags, legacy
+keys, and broken values), and on every model type's default config (the family table's
+class defaults with the model type, as the browser's injected table must read them); each
+record must equal Python's
 ``decode_text``: every count, string and flag exactly, every real number to 1e-9 relative,
 every warning code, every GGUF key. A config Python cannot read, the script cannot read
 either, and both messages name the same field.
@@ -34,6 +37,8 @@ from ropelab.config_fields import normalize_config
 from ropelab.configs import load_config, shipped_configs
 from ropelab.decoder import decode_text
 from ropelab.explorables import decoder_script_path
+from ropelab.families import families as table_families
+from ropelab.families import family
 from ropelab.rope_config import ROPE_TYPES, RopeSpec, RopeType
 
 NODE = shutil.which("node")
@@ -136,7 +141,29 @@ def known_families() -> list[str]:
     return sorted(families)
 
 
-FAMILIES = known_families()
+def _special(model_type: str) -> bool:
+    """A family the table reads in its own way: spellings of its own, a named rule, a layer
+    interval, pattern or NoPE rule, or blocks other than attention."""
+    rule = family(model_type)
+    assert rule is not None
+    layer_rule = rule.layer_rule or {}
+    odd_names = any(v != "attention" for v in layer_rule.get("names", {}).values())
+    odd_field = layer_rule.get("field") not in (None, "layer_types", "num_hidden_layers")
+    return bool(
+        rule.aliases
+        or model_type in config_fields.RULES
+        or {"interval", "pattern", "nope_interval", "nope_layer_type"} & set(layer_rule)
+        or (rule.rope and (odd_names or odd_field))
+    )
+
+
+#: The model types of the family table whose model has a rotary embedding (those without
+#: are read by :func:`test_every_model_type_of_the_table_decodes_as_python_does`).
+TABLE_FAMILIES = [mt for mt in table_families() if family(mt).rope]  # type: ignore[union-attr]
+#: The families read in their own way (table: :func:`_special`; code: :func:`known_families`):
+#: dealt first, so that 300 configs draw each of them.
+SPECIAL_FAMILIES = sorted({mt for mt in TABLE_FAMILIES if _special(mt)} | set(known_families()))
+FAMILIES = sorted(set(TABLE_FAMILIES) | set(SPECIAL_FAMILIES))
 ROPE_TYPE_NAMES = sorted(ROPE_TYPES)
 #: Values a reader might write for a rope key (keys of no list here: a rule by the key's type
 #: in RopeSpec, so that a new record's keys get values too).
@@ -233,6 +260,7 @@ def random_config(
         config["no_rope_layers"] = [int((i + 1) % 4 != 0) for i in range(layers)]
     if model_type in ("cohere2", "exaone4", "olmo3") and rng.random() < 0.7:
         config["sliding_window"] = 4096
+    table_spellings(config, model_type, rng, pick, layers, head)
     spelling = rng.random()
     if model_type.startswith("gemma4"):  # nested per layer type, as Gemma 4 ships
         config["rope_parameters"] = {
@@ -262,11 +290,58 @@ def random_config(
     return config
 
 
+def table_spellings(
+    config: dict[str, Any],
+    model_type: str,
+    rng: np.random.Generator,
+    pick: Any,
+    layers: int,
+    head: int,
+) -> None:
+    """The table's own readings, sometimes: each alias of the family under its spelling, the
+    layer interval's and the NoPE interval's keys, the key a family's layer names sit under."""
+    rule = family(model_type)
+    if rule is None:
+        return
+    values = {
+        "rope_theta": lambda: float(pick([10000.0, 1e6])),
+        "partial_rotary_factor": lambda: float(pick([0.25, 0.5])),
+        "rotary_dim": lambda: int(pick([head // 2, head // 4, 16])),
+        "sliding_attention.rope_theta": lambda: float(pick([10000.0, 50000.0])),
+        "compress.rope_theta": lambda: 160000.0,
+        "layer_rope_theta": lambda: [
+            float(pick([0.0, 10000.0, 1e6])) if rng.random() < 0.5 else 10000.0
+            for _ in range(layers)
+        ],
+    }
+    for spelling, meaning in rule.aliases.items():
+        if rng.random() < 0.5 and meaning in values:
+            config[spelling] = values[meaning]()
+        elif meaning == "ntk_alpha" and rng.random() < 0.5:
+            config["rope_scaling"] = {"type": "dynamic", "alpha": float(pick([1000.0, 50.0]))}
+            config["rope_theta"] = 10000.0
+    layer_rule = rule.layer_rule or {}
+    if layer_rule.get("interval") and rng.random() < 0.5:
+        config[pick(layer_rule["interval"]["keys"]).lstrip("_")] = int(pick([2, 3, 4]))
+    if layer_rule.get("nope_interval") and rng.random() < 0.5:
+        config[layer_rule["nope_interval"]["key"]] = int(pick([2, 4]))
+    field = layer_rule.get("field")
+    names = sorted(layer_rule.get("names", {}))
+    if field not in (None, "num_hidden_layers") and len(names) > 1 and rng.random() < 0.5:
+        config[field] = [pick(names) for _ in range(layers)]
+    if rule.defaults.get("qk_rope_head_dim") is not None and rng.random() < 0.5:
+        config["qk_rope_head_dim"] = int(pick([0, 32, 64]))
+        config["qk_nope_head_dim"] = 128
+
+
 def random_configs(count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` random configs; the families and rope types are dealt in shuffled rounds, so
-    that every family and every rope type is drawn once ``count`` reaches their number."""
+    """``count`` random configs; the families (the special ones first) and rope types are
+    dealt in shuffled rounds, so that every special family and every rope type is drawn once
+    ``count`` reaches their number, and the other table families fill the rest."""
     rng = np.random.default_rng(seed)
-    families = [FAMILIES[i] for i in rng.permutation(len(FAMILIES))]
+    rest = sorted(set(FAMILIES) - set(SPECIAL_FAMILIES))
+    families = [SPECIAL_FAMILIES[i] for i in rng.permutation(len(SPECIAL_FAMILIES))]
+    families += [rest[i] for i in rng.permutation(len(rest))]
     kinds = [ROPE_TYPE_NAMES[i] for i in rng.permutation(len(ROPE_TYPE_NAMES))]
     return [
         random_config(rng, families[i % len(families)], kinds[i % len(kinds)]) for i in range(count)
@@ -298,6 +373,49 @@ def test_the_script_decodes_every_config_as_python_does():
     assert decoded >= 250 and errors >= 10  # the seeded mix exercises both
     kinds = {layer["rope_type"] for r in results if "layers" in r for layer in r["layers"]}
     assert kinds == set(ROPE_TYPES)  # every record's type is decoded by both
+
+
+def default_configs(model_type: str) -> list[dict[str, Any]]:
+    """A model type's default config, twice: every class default of the family table (as
+    the table records transformers' config class) with its ``model_type``; and only the
+    model type, its layer count, hidden size and heads (the table's, else 8 layers, 1024
+    and 16), so that the head size (fixed or derived), the base and the layer pattern must
+    come from the table the browser carries. (Without the heads, Python's GGUF reader, which
+    does not read the table, raises a KeyError.)"""
+    rule = family(model_type)
+    assert rule is not None
+    full = {"model_type": model_type, **json.loads(json.dumps(dict(rule.defaults)))}
+    generic = {
+        "num_hidden_layers": len(rule.layer_kinds or ()) or 8,
+        "hidden_size": 1024,
+        "num_attention_heads": 16,
+    }
+    bare = {"model_type": model_type}
+    for key, fallback in generic.items():
+        value = rule.defaults.get(key)
+        bare[key] = fallback if value is None else value
+    return [full, bare]
+
+
+def test_every_model_type_of_the_table_decodes_as_python_does():
+    """Every model type of the family table (all of transformers 5.23's), read from its
+    default config, gives the same record in the browser (identical errors where Python
+    cannot read it): the injected table is the one Python reads."""
+    types = table_families()
+    texts = [json.dumps(c) for mt in types for c in default_configs(mt)]
+    results = run_node(texts)
+    decoded, hybrid = 0, set()
+    for text, js in zip(texts, results, strict=True):
+        py = decode_text(text)
+        if "error" in py:
+            assert js == py, (text, py, js)
+            continue
+        compare(text, py, js)
+        decoded += 1
+        if set(py["layer_kinds"]) - {"rope"}:
+            hybrid.add(py["model_type"])
+    assert len(types) > 800 and decoded >= 1000
+    assert {"qwen3_next", "jamba", "llama4_text", "cohere2", "bert"} <= hybrid
 
 
 def test_a_perturbed_formula_is_caught(tmp_path):
@@ -393,13 +511,18 @@ def test_the_random_configs_sample_every_rope_type_and_family():
     family the decoder's modules tell apart (Gemma 4 and DeepSeek-V4 among them) is drawn and
     decoded at least once, and a record planted into ROPE_TYPES gets configs too."""
     assert {"gemma4", "deepseek_v4", "llama4_text", "phi3", "unknown"} <= set(FAMILIES)
+    assert {"qwen3_next", "hunyuan_v1_dense", "granite_swa", "bamba"} <= set(SPECIAL_FAMILIES)
+    assert set(TABLE_FAMILIES) <= set(FAMILIES) and len(TABLE_FAMILIES) > 300
     configs = random_configs(RANDOM_CONFIGS, 20260)
-    assert {c["model_type"] for c in configs} == set(FAMILIES)
+    drawn = {c["model_type"] for c in configs}
+    assert set(SPECIAL_FAMILIES) <= drawn and drawn <= set(FAMILIES)
+    assert len(drawn - set(SPECIAL_FAMILIES)) >= RANDOM_CONFIGS - len(SPECIAL_FAMILIES)
     records = [decode_text(json.dumps(c)) for c in configs]
     decoded = [r for r in records if "error" not in r]
     kinds = {layer["rope_type"] for r in decoded for layer in r["layers"]}
     assert kinds == set(ROPE_TYPES)
-    assert {r["model_type"] for r in decoded} == set(FAMILIES)
+    layer_kinds = {k for r in decoded for k in r["layer_kinds"]}
+    assert {"nope", "state_space", "linear_attention"} <= layer_kinds
 
 
 def test_a_planted_record_is_sampled(monkeypatch):

@@ -128,7 +128,7 @@ function ropeSpec(config, where) {
   }
   spec.rotary_dim = Math.trunc(spec.head_dim * spec.partial_rotary_factor);
   if (spec.rotary_dim <= 0 || spec.rotary_dim % 2) {
-    fail(`the rotary dimension int(head_dim * partial_rotary_factor) = ${spec.rotary_dim} must be a positive even integer`);
+    fail(`the rotary dimension int(head_dim * partial_rotary_factor) = int(${spec.head_dim} * ${g(spec.partial_rotary_factor)}) = ${spec.rotary_dim} must be a positive even integer`);
   }
   for (const name of ['factor', 'attention_factor', 'low_freq_factor', 'high_freq_factor']) {
     if (spec[name] !== null && spec[name] !== undefined) {
