@@ -5,12 +5,16 @@ The decoder mounts with its default config; its record (``root.ropelabRecord``) 
 menu, and for a pasted one. A pasted ``model_type`` holding markup shows as text and runs
 nothing; text that is not JSON, and a config with a missing field, show a message naming the
 problem. The page asks the network for nothing and logs no error. Screenshots of the decoder
-at 1280 and 390 px go to the screenshots folder.
+at 1280 and 390 px go to the screenshots folder. A hybrid stack (Qwen3-Next: linear
+attention and attention with RoPE) shows its layer map, and a stack without RoPE shows its
+map and no base.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 from ropelab.configs import load_config
 from ropelab.decoder import decode_text
@@ -49,7 +53,9 @@ def test_the_decoder_on_the_page(open_page, screenshots_dir):
     record = page.evaluate(PICK, "qwen3-next-80b-a3b-instruct")
     text = json.dumps(load_config("qwen3-next-80b-a3b-instruct"), indent=2)
     compare("qwen3-next", decode_text(text), record)
-    assert "36 layers apply no RoPE" in root.inner_text()
+    layer_map = root.locator(".ropelab-decoder-map")
+    assert "layer map (48 layers)" in layer_map.inner_text()
+    assert "36 linear attention" in layer_map.inner_text()
 
     markup = {"model_type": '<img src=x onerror="window.hacked=1">', "head_dim": 64}
     record = page.evaluate(PASTE, json.dumps(markup))
@@ -84,3 +90,49 @@ def test_the_decoder_at_390_px(open_page, screenshots_dir):
     root.scroll_into_view_if_needed()
     root.screenshot(path=str(screenshots_dir / "decoder-390.png"))
     assert log.page_errors == [] and log.external_requests == []
+
+
+#: Where the hybrid screenshots go (outside the repository; ROPELAB_HYBRID_SHOTS to move them).
+HYBRID_SHOTS = Path(os.environ.get("ROPELAB_HYBRID_SHOTS", "/tmp/ropelab-decoder-hybrid"))
+
+#: A stack without RoPE: Jamba's attention has no rotary embedding (transformers 5.23).
+NO_ROPE = {
+    "model_type": "jamba",
+    "num_hidden_layers": 8,
+    "hidden_size": 1024,
+    "num_attention_heads": 8,
+}
+
+
+def test_a_hybrid_stack_shows_its_layer_map(open_page):
+    HYBRID_SHOTS.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(load_config("qwen3-next-80b-a3b-instruct"), indent=2)
+    for width, height in ((1280, 900), (390, 844)):
+        page, log = open_page(PAGE, width=width, height=height)
+        root = page.locator(".ropelab-decoder")
+        record = page.evaluate(PASTE, text)
+        compare("qwen3-next pasted", decode_text(text), record)
+        layer_map = root.locator(".ropelab-decoder-map")
+        rows = layer_map.locator("tr").all_inner_texts()
+        assert len(rows) == 2, rows
+        assert rows[0].startswith("36 linear attention") and "0-2, 4-6, 8-10, …, 44-46" in rows[0]
+        assert rows[1].startswith("12 attention with RoPE")
+        assert "3, 7, …, 47: default, base 10,000,000" in rows[1]
+        assert "linear attention blocks have no positions to rotate" in layer_map.inner_text()
+        assert root.locator(".ropelab-decoder-layer").count() == 1
+        width_now = page.evaluate("() => document.querySelector('.ropelab-decoder').scrollWidth")
+        assert width_now <= root.bounding_box()["width"] + 1
+        root.locator("h4").evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(HYBRID_SHOTS / f"decoder-qwen3-next-{width}.png"))
+
+        record = page.evaluate(PASTE, json.dumps(NO_ROPE))
+        compare("no rope", decode_text(json.dumps(NO_ROPE)), record)
+        assert record["layers"] == []
+        output = root.locator(".ropelab-decoder-output").inner_text()
+        assert "no layer applies RoPE; layer map (8 layers):" in output
+        assert "8 attention without RoPE" in output and "jamba's attention has no rotary" in output
+        assert "base" not in output and root.locator(".ropelab-decoder-layer").count() == 0
+        if width == 390:
+            root.locator("h4").evaluate("e => e.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(HYBRID_SHOTS / "decoder-no-rope-390.png"))
+        assert log.page_errors == [] and log.external_requests == []

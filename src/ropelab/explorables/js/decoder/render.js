@@ -96,6 +96,19 @@ function render(out, record, lang) {
       el('li', { 'data-code': code }, list, message);
     }
   }
+  if (texts.layerMap) {
+    const section = el('section', { class: 'ropelab-decoder-map' }, out);
+    el('h5', {}, section, texts.layerMap.heading);
+    const table = el('table', {}, section);
+    for (const [group, layers] of texts.layerMap.rows) {
+      const tr = el('tr', {}, table);
+      el('th', {}, tr, group);
+      el('td', {}, tr, layers);
+    }
+    if (texts.layerMap.reasons.length) {
+      el('p', {}, section, texts.layerMap.reasons.join('; '));
+    }
+  }
   record.layers.forEach((layer, i) => {
     const layerTexts = texts.layers[i];
     const section = el('section', { class: 'ropelab-decoder-layer', 'data-layer-type': layer.layer_type }, out);

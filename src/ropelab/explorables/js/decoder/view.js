@@ -12,6 +12,34 @@ function show(value) {
   return String(value);
 }
 
+// Layer indices in short form (ropelab.describe.layer_spans): runs as 0-2, an arithmetic
+// progression as 3, 7, …, 47, at most four runs shown.
+function layerSpans(indices) {
+  const idx = indices.slice().sort((a, b) => a - b);
+  if (!idx.length) {
+    return '';
+  }
+  const steps = new Set(idx.slice(1).map((x, i) => x - idx[i]));
+  if (idx.length >= 4 && steps.size === 1 && !steps.has(1)) {
+    return `${idx[0]}, ${idx[1]}, …, ${idx[idx.length - 1]}`;
+  }
+  let runs = [];
+  let start = idx[0];
+  let prev = idx[0];
+  for (const i of idx.slice(1).concat([null])) {
+    if (i !== null && i === prev + 1) {
+      prev = i;
+      continue;
+    }
+    runs.push(start === prev ? String(start) : `${start}-${prev}`);
+    start = prev = i;
+  }
+  if (runs.length > 4) {
+    runs = runs.slice(0, 3).concat(['…', runs[runs.length - 1]]);
+  }
+  return runs.join(', ');
+}
+
 // The fixed words of the view, by language (the terms are the glossary's).
 const WORDS = {
   en: {
@@ -31,6 +59,10 @@ const WORDS = {
     figure: (type) => `frequencies of ${type} against plain RoPE`,
     axis: 'plane i',
     plain: 'plain RoPE, same base',
+    map: (n) => `layer map (${n} layers):`,
+    mapNone: (n) => `no layer applies RoPE; layer map (${n} layers):`,
+    kinds: KIND_WORDS,
+    ropeGroup: (l) => `${l.rope_type}, base ${show(l.base)}${l.factor === null ? '' : `, factor ${show(l.factor)}`}`,
   },
   zh: {
     shipped: '内置配置',
@@ -49,13 +81,18 @@ const WORDS = {
     figure: (type) => `${type} 的频率与普通 RoPE 的对比`,
     axis: '子空间 i',
     plain: '普通 RoPE，同一底数',
+    map: (n) => `层映射（${n} 层）：`,
+    mapNone: (n) => `没有一层施加 RoPE；层映射（${n} 层）：`,
+    kinds: { rope: '带 RoPE 的注意力', nope: '不带 RoPE 的注意力', state_space: '状态空间', linear_attention: '线性注意力', no_attention: '无注意力' },
+    ropeGroup: (l) => `${l.rope_type}，底数 ${show(l.base)}${l.factor === null ? '' : `，缩放因子 ${show(l.factor)}`}`,
   },
 };
 
 // The texts the view shows for a record of decodeText, in the language `lang`:
 //   {error} or {title, summary, warnings: [[code, message]], layers: [{layerType, heading,
-//    rows: [[name, text]], figure, axis, plain, curve}], notes: [text], gguf: {heading,
-//    rows: [[key, text]]}}
+//    rows: [[name, text]], figure, axis, plain, curve}], layerMap: null or {heading, rows:
+//    [[group, layers]], reasons: [text]} (a stack not all attention, as describe's layer map),
+//    notes: [text], gguf: {heading, rows: [[key, text]]}}
 // The numbers are the same in both languages (tests/test_decoder_drift.py checks it).
 function view(record, lang) {
   const w = WORDS[core.language(lang)];
@@ -93,8 +130,24 @@ function view(record, lang) {
       curve: `θ′ (${layer.rope_type})`,
     };
   });
+  // the layer map of a hybrid stack (describe.RopeDescription.__str__, _map_lines)
+  const kinds = record.layer_kinds;
+  let layerMap = null;
+  if (kinds.some((k) => k !== 'rope' && k !== 'nope') || (kinds.length && !record.layers.length)) {
+    const rows = record.layer_map.map((entry) => {
+      let word = w.kinds[entry.kind];
+      const layer = entry.kind === 'rope' ? record.layers.find((l) => l.layer_type === entry.layer_type) : null;
+      if (entry.kind === 'rope' && entry.layer_type !== 'all') {
+        word += ` (${entry.layer_type})`;
+      }
+      const spans = layerSpans(entry.layers);
+      return [`${entry.layers.length} ${word}`, layer ? `${spans}: ${w.ropeGroup(layer)}` : spans];
+    });
+    const heading = record.layers.length ? w.map(kinds.length) : w.mapNone(kinds.length);
+    layerMap = { heading: heading, rows: rows, reasons: record.nope_reasons };
+  }
   const notes = [];
-  if (record.nope_layers) {
+  if (record.nope_layers && !layerMap) {
     notes.push(w.nope(record));
   }
   if (record.softmax_scale !== 1) {
@@ -108,6 +161,7 @@ function view(record, lang) {
     summary: w.summary(record),
     warnings: record.warnings,
     layers: layers,
+    layerMap: layerMap,
     notes: notes,
     gguf: { heading: w.gguf, rows: record.gguf.map(([key, value]) => [key, show(value)]) },
   };
