@@ -376,12 +376,13 @@ def test_the_script_decodes_every_config_as_python_does():
 
 
 def default_configs(model_type: str) -> list[dict[str, Any]]:
-    """A model type's default config, twice: every class default of the family table (as
-    the table records transformers' config class) with its ``model_type``; and only the
+    """A model type's default config, three times: every class default of the family table
+    (as the table records transformers' config class) with its ``model_type``; only the
     model type, its layer count, hidden size and heads (the table's, else 8 layers, 1024
     and 16), so that the head size (fixed or derived), the base and the layer pattern must
-    come from the table the browser carries. (Without the heads, Python's GGUF reader, which
-    does not read the table, raises a KeyError.)"""
+    come from the table the browser carries; and only the model type and its layer count,
+    so that the heads come from the table too (the GGUF keys included: the converter reads
+    the class's defaults through AutoConfig)."""
     rule = family(model_type)
     assert rule is not None
     full = {"model_type": model_type, **json.loads(json.dumps(dict(rule.defaults)))}
@@ -394,7 +395,8 @@ def default_configs(model_type: str) -> list[dict[str, Any]]:
     for key, fallback in generic.items():
         value = rule.defaults.get(key)
         bare[key] = fallback if value is None else value
-    return [full, bare]
+    sparse = {"model_type": model_type, "num_hidden_layers": bare["num_hidden_layers"]}
+    return [full, bare, sparse]
 
 
 def test_every_model_type_of_the_table_decodes_as_python_does():

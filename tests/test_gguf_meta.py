@@ -213,3 +213,15 @@ def test_the_files_attention_keys_do_not_change_llamacpps_yarn_factor():
     assert llamacpp_attention_factor(replace(rope, values=changed)) == pytest.approx(computed)
     changed["olmo2.rope.scaling.attn_factor"] = 2.0
     assert llamacpp_attention_factor(replace(rope, values=changed)) == pytest.approx(2 * computed)
+
+
+def test_a_config_without_heads_takes_the_class_defaults_as_the_converter_does():
+    """The converter reads ``AutoConfig(...).to_dict()`` (conversion/base.py), so a config
+    without ``num_attention_heads`` gets the class's default: LlamaConfig's 32 heads."""
+    from transformers import LlamaConfig
+
+    bare = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096}
+    expected = LlamaConfig(hidden_size=4096).head_dim
+    assert expected == 128
+    values = gguf_rope_metadata(bare).values
+    assert values["llama.rope.dimension_count"] == expected

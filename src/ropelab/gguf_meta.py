@@ -349,6 +349,10 @@ def gguf_rope_metadata(config: Any) -> GGUFRope:
     """
     fields = normalize_config(config)
     hparams = _hparams(config)
+    if _head_or_none(hparams) is None:
+        # the converter reads AutoConfig(...).to_dict() (conversion/base.py, load_hparams):
+        # the class's defaults fill what config.json omits, as normalize_config's table does
+        hparams = {**hparams, "head_dim": fields.head_dim}
     arch = ARCHITECTURES.get(fields.model_type, fields.model_type)
     params = _rope_parameters(hparams)
     main = params.get("full_attention", params)

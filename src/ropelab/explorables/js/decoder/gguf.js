@@ -63,7 +63,12 @@ function ggufKeys(record, raw) {
     const key = keys.find((k) => has(obj, k));
     return key === undefined ? null : obj[key];
   };
-  const hp = isObject(raw.text_config) ? Object.assign({}, raw, raw.text_config) : raw;
+  let hp = isObject(raw.text_config) ? Object.assign({}, raw, raw.text_config) : raw;
+  const headGiven = given(pyGet(hp, 'head_dim')) || (given(pyGet(hp, 'hidden_size')) && given(pyGet(hp, 'num_attention_heads')) && Math.trunc(hp.num_attention_heads) !== 0);
+  if (!headGiven) {
+    // the converter reads AutoConfig's to_dict: the class's defaults fill the head size
+    hp = Object.assign({}, hp, { head_dim: record.head_dim });
+  }
   const found = pyGet(hp, 'rope_parameters', pyGet(hp, 'rope_scaling', null));
   const params = Object.assign({}, truthy(found) ? found : {});
   const theta = find(hp, ['global_rope_theta', 'rope_global_theta', 'rope_theta_global', 'rope_theta', 'rotary_emb_base']);
