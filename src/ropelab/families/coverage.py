@@ -50,6 +50,50 @@ RECORD_PATH = Path(__file__).with_name("coverage_5_23.json")
 RTOL = 1e-6
 _CLASSES = ("matches", "differs", "decoder raises", "cannot instantiate on CPU")
 
+#: Why a model type does not match, by its measured failure (first pattern that matches
+#: ``"<class>: <what>"``, or the model type itself): genuine limitations, in plain words.
+REASONS: tuple[tuple[str, str], ...] = (
+    (
+        r"got 'axial'",
+        "vision encoder: 2-D axial rope over image patches, outside a text decoder's config",
+    ),
+    (
+        r"no rotary class is built from the config",
+        "rotary embedding built from explicit dimensions, no config fields to decode",
+    ),
+    (
+        r"no inv_freq buffer",
+        "vision encoder: its rotary module keeps no inv_freq buffer (2-D frequencies over "
+        "image patches, computed on the fly)",
+    ),
+    (
+        r"^cannot instantiate on CPU: (.*)$",
+        "transformers 5.23 cannot build its rotary module from the default config on CPU: \\1",
+    ),
+    (
+        r"rotary dimension int\(.*\) = (\d+) must be a positive even",
+        "the config class's defaults give an odd rotary dimension (\\1 = hidden_size // "
+        "num_attention_heads, times the partial factor); transformers builds ceil(d/2) "
+        "frequencies over it, the decoder rejects it (released configs give an even head_dim)",
+    ),
+    (
+        r"partial_rotary_factor must be in \(0, 1\], got",
+        "image matcher: partial_rotary_factor is a multiplier of 2-D positional features, "
+        "not a fraction of an attention head",
+    ),
+)
+#: Config classes of encoders whose rope is not a text decoder's (vision, audio, video,
+#: speech): their configs give no text decoder's head fields.
+_ENCODER_CLASS = re.compile(
+    r"Vision|Audio|Video|Vit|Image|Encoder|Speech|Transcribe|Diarization|Ctc|Token2Wav|Sam\d"
+    r"|Dinov",
+    re.I,
+)
+_ENCODER_REASON = (
+    "encoder of images, audio or video ({config_class}): its rope is built from patch or "
+    "frame sizes, not from a text decoder's head fields"
+)
+
 
 def _short(error: BaseException) -> str:
     text = f"{type(error).__name__}: {error}".splitlines()[0]
@@ -112,7 +156,12 @@ def _buffers(module: Any) -> dict[str, tuple[np.ndarray, float]]:
     return out
 
 
+def _rel_err(ours: np.ndarray, theirs: np.ndarray) -> float:
+    return float(np.max(np.abs(ours - theirs) / np.maximum(np.abs(theirs), 1e-30), initial=0.0))
+
+
 def _compare(hf: Mapping[str, tuple[np.ndarray, float]], ours: Mapping[str, Any]) -> str:
+    reordered = False
     if set(hf) != set(ours) and not (len(hf) == 1 and len(ours) == 1):
         return f"differs: layer types {sorted(ours)} (transformers: {sorted(hf)})"
     pairs = [(next(iter(hf)), next(iter(ours)))] if len(hf) == 1 else [(k, k) for k in sorted(hf)]
@@ -122,24 +171,71 @@ def _compare(hf: Mapping[str, tuple[np.ndarray, float]], ours: Mapping[str, Any]
         where = "" if theirs == "all" else f" ({theirs})"
         if inv.shape != our_inv.shape:
             return f"differs: rotated dims {2 * our_inv.size} (transformers: {2 * inv.size}){where}"
-        err = float(np.max(np.abs(our_inv - inv) / np.maximum(np.abs(inv), 1e-30), initial=0.0))
-        if err > RTOL:
+        err = _rel_err(our_inv, inv)
+        if err > RTOL and _rel_err(np.sort(our_inv), np.sort(inv)) <= RTOL:
+            reordered = True
+        elif err > RTOL:
             return f"differs: inv_freq, relative error {err:.1e}{where}"
         if abs(our_scaling - scaling) > 1e-6 * max(1.0, abs(scaling)):
             return (
                 f"differs: attention factor {our_scaling:.6g} (transformers: {scaling:.6g}){where}"
             )
+    if reordered:
+        return (
+            "matches: the same frequencies, reordered in the buffer (a multimodal rope's "
+            "per-axis layout)"
+        )
     return "matches"
 
 
+def reason(model_type: str, measured: str) -> str | None:
+    """Why a model type does not match: :data:`REASONS` by the measured failure, else an
+    encoder's config class (:data:`_ENCODER_CLASS`) when the decoder finds no head fields;
+    None when nothing explains it."""
+    for pattern, words in REASONS:
+        found = re.search(pattern, measured)
+        if found:
+            return found.expand(words)
+    rule = family(model_type)
+    if rule is not None and _ENCODER_CLASS.search(rule.config_class):
+        return _ENCODER_REASON.format(config_class=rule.config_class)
+    if rule is not None and "config must give head_dim" in measured:
+        if len(rule.sub_configs) > 1 and "text_config" not in rule.sub_configs:
+            keys = ", ".join(rule.sub_configs)
+            return (
+                f"composite of several models ({keys}) without a text_config: no one text "
+                "decoder's config to read"
+            )
+    return None
+
+
 def classify(model_type: str) -> str:
-    """Measure one model type: ``"matches"`` or ``"<class>: <what>"``."""
+    """Measure one model type: ``"matches"`` or ``"<class>: <what>"``, a non-match followed
+    by ``"; reason: <why>"`` when :func:`reason` explains it."""
+    measured = _classify(model_type)
+    if measured.startswith("matches"):
+        return measured
+    why = reason(model_type, measured)
+    return measured if why is None else f"{measured}; reason: {why}"
+
+
+def _classify(model_type: str) -> str:
     from ..config_fields import normalize_config
     from ..rope_config import frequencies_from_config
 
+    from ..config_fields import _text_config
+
     try:
         config, candidates = _rope_configs(model_type)
-        classes = _rotary_classes(model_type)
+        _, key = _text_config(config.to_dict())
+        sub = family(model_type).sub_configs.get(key) if key else None  # type: ignore[union-attr]
+        classes = _rotary_classes(sub) if sub else []
+        if classes:  # the decoder reads this sub-config: measure its rotary classes
+            candidates = [getattr(config, key)]
+        else:
+            classes = _rotary_classes(model_type)
+            if sub:
+                candidates = [getattr(config, key)] + candidates
     except Exception as error:
         return f"cannot instantiate on CPU: {_short(error)}"
     if not classes:
