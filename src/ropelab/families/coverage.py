@@ -220,10 +220,8 @@ def classify(model_type: str) -> str:
 
 
 def _classify(model_type: str) -> str:
-    from ..config_fields import normalize_config
+    from ..config_fields import _text_config, normalize_config
     from ..rope_config import frequencies_from_config
-
-    from ..config_fields import _text_config
 
     try:
         config, candidates = _rope_configs(model_type)
@@ -235,7 +233,7 @@ def _classify(model_type: str) -> str:
         else:
             classes = _rotary_classes(model_type)
             if sub:
-                candidates = [getattr(config, key)] + candidates
+                candidates = [getattr(config, key), *candidates]
     except Exception as error:
         return f"cannot instantiate on CPU: {_short(error)}"
     if not classes:
