@@ -331,13 +331,13 @@ def _mla_partial(text: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
     return any(d.get("partial_rotary_factor") not in (None, 1, 1.0) for d in dicts)
 
 
-def _interval_value(text: Mapping[str, Any], keys: Any, default: int) -> int:
-    for key in dict.fromkeys(k for name in keys for k in (name.lstrip("_"), name)):
+def _interval_value(text: Mapping[str, Any], keys: Any, default: int, minimum: int = 1) -> int:
+    for key in keys:
         value = text.get(key)
         if value is not None:
             if isinstance(value, str):  # EXAONE 4 also spells it "LLLG"
                 value = len(value)
-            return check_count(value, key)
+            return check_count(value, key, minimum)
     return default
 
 
@@ -385,10 +385,13 @@ def _layer_names(
             return ["full_attention"] * num_layers  # Exaone4Config: no window, all full
         n = _interval_value(text, interval["keys"], interval["default"])
         spec = interval.get("offset")
-        offset = n - 1 if spec is None else _interval_value(text, spec["keys"], spec["default"])
-        return [
+        offset = n - 1 if spec is None else _interval_value(text, spec["keys"], spec["default"], 0)
+        names = [
             interval["every"] if i % n == offset else interval["else"] for i in range(num_layers)
         ]
+        if interval.get("last") and names:  # the class makes the last layer this type
+            names[-1] = interval["last"]
+        return names
     pattern = layer_rule.get("pattern")
     names = layer_rule.get("names", {})
     if (

@@ -348,6 +348,52 @@ def _interval(names: list[str]) -> tuple[int, str, str, int] | None:
     return None
 
 
+def _probe_types(config_class: type, n: int, **extra: Any) -> list[str] | None:
+    """The ``layer_types`` the config class computes for ``n`` layers (None if it fails)."""
+    try:
+        types = getattr(config_class(num_hidden_layers=n, **extra), "layer_types", None)
+    except Exception:
+        return None
+    return [str(t) for t in types] if types else None
+
+
+def _interval_rule(config_class: type, found: tuple[int, str, str, int]) -> dict[str, Any]:
+    """The interval rule of a class whose default ``layer_types`` is periodic, the keys it
+    reads found by trying them: a key is listed only where setting it changes the class's
+    ``layer_types`` (Gemma 3n reads none, Cohere 2 reads ``sliding_window_pattern`` from its
+    kwargs, Gemma 3 stores ``_sliding_window_pattern`` but ignores it as an argument), and
+    ``last`` where the class makes the last layer ``every`` whatever the interval (Gemma 4)."""
+    period, every, other, offset = found
+    n = 4 * period + 1
+    plain = _probe_types(config_class, n)
+    keys = [
+        k
+        for k in INTERVAL_KEYS
+        if plain is not None
+        and _probe_types(config_class, n, **{k: period + 1}) not in (None, plain)
+    ]
+    rule: dict[str, Any] = {"default": period, "every": every, "else": other, "keys": keys}
+    if offset != period - 1:  # else the n-th layer: (i + 1) % n == 0
+        moved = (offset + 1) % period
+        rule["offset"] = {
+            "default": offset,
+            "keys": [
+                k
+                for k in OFFSET_KEYS
+                if plain is not None
+                and _probe_types(config_class, n, **{k: moved}) not in (None, plain)
+            ],
+        }
+    probed = [(c, _probe_types(config_class, c)) for c in range(1, 3 * period + 1)]
+    probed = [(c, types) for c, types in probed if types is not None]
+    rebuilt = {c: [every if i % period == offset else other for i in range(c)] for c, _ in probed}
+    if any(types != rebuilt[c] for c, types in probed) and all(
+        types == [*rebuilt[c][:-1], every] for c, types in probed
+    ):
+        rule["last"] = every
+    return rule
+
+
 _STATE_SPACE_CLASS = re.compile(r"Mamba|Mixer$|Rglru|RgLru|RGLRU|Recurrent(Block|Layer)$|SSM")
 
 
@@ -379,23 +425,7 @@ def _layer_rule(model_type: str, config: Any, package: _Package) -> dict[str, An
             rule["names"]["linear_attention"] = "state_space"
         found = _interval(names) if field == "layer_types" else None
         if found is not None:
-            every, period = found[1], found[0]
-            keys = [
-                k
-                for k in INTERVAL_KEYS
-                if getattr(config, k, None) in (period, None) and hasattr(config, k)
-            ]
-            rule["interval"] = {
-                "default": period,
-                "every": every,
-                "else": found[2],
-                "keys": keys or list(INTERVAL_KEYS),
-            }
-            if found[3] != period - 1:  # else the n-th layer: (i + 1) % n == 0
-                rule["interval"]["offset"] = {
-                    "default": found[3],
-                    "keys": [k for k in OFFSET_KEYS if hasattr(config, k)] or list(OFFSET_KEYS),
-                }
+            rule["interval"] = _interval_rule(type(config), found)
     bases = getattr(config, "layer_rope_theta", None)
     flags = getattr(config, "no_rope_layers", None)
     if isinstance(bases, (list, tuple)):
