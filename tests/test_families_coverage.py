@@ -41,7 +41,12 @@ SAMPLE = (
     "jamba",
 )
 #: The classification counts of the committed record.
-COUNTS = {"matches": 271, "differs": 17, "decoder raises": 55, "cannot instantiate on CPU": 19}
+COUNTS = {
+    "cannot instantiate on CPU": 19,
+    "decoder raises": 49,
+    "differs": 2,
+    "matches": 292,
+}
 
 
 def _committed() -> dict:
@@ -92,4 +97,28 @@ def test_coverage_counts() -> None:
     body = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))
     assert tuple(sorted(body["model_types"])) == families.rope_families()
     assert body["counts"] == coverage.counts(body["model_types"]) == COUNTS
-    assert coverage.render(body["model_types"]) == coverage.RECORD_PATH.read_text(encoding="utf-8")
+    text = coverage.RECORD_PATH.read_text(encoding="utf-8")
+    assert coverage.render(body["model_types"], body["layer_calls"]) == text
+
+
+#: Layer calls re-measured: hybrid (linear attention, state-space), NoPE, control.
+CALLS_SAMPLE = ("cohere2", "qwen3_next", "recurrent_gemma", "smollm3", "llama")
+
+
+def test_layer_calls_are_current() -> None:
+    """Tiny models of a sample call the rotary function in the layers the decoder says."""
+    calls = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))["layer_calls"]
+    assert tuple(sorted(calls)) == coverage.layer_call_types()
+    fresh = coverage.measure_layer_calls(CALLS_SAMPLE)
+    assert fresh == {mt: calls[mt] for mt in CALLS_SAMPLE}
+    for model_type, value in calls.items():
+        assert value.startswith(("matches", "cannot build a tiny model: ")), model_type
+
+
+def test_every_non_match_has_a_reason() -> None:
+    """A model type that differs, raises or cannot be built says why, in plain words."""
+    record = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))["model_types"]
+    for model_type, value in record.items():
+        if not value.startswith("matches"):
+            assert "; reason: " in value, model_type
+            assert coverage.reason(model_type, value.split("; reason: ")[0]), model_type

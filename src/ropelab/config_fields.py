@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_count, check_finite_array
-from .families import FamilyRule, family, layer_names
+from .families import MAPPED_FIELDS, FamilyRule, family, layer_names
 
 __all__ = [
     "KIND_WORDS",
@@ -229,9 +229,44 @@ def as_mapping(config: Any) -> Mapping[str, Any]:
     )
 
 
-def _text_config(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+#: Sub-config keys read, in this order, when a composite config has no ``text_config``.
+_DECODER_KEYS = ("decoder", "decoder_config", "global_config")
+
+
+def _text_config(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """(the config the rope fields are read from, its key): ``text_config``; else, for an
+    encoder-decoder or composite family (the table's ``sub_configs``), the decoder's
+    sub-config when its model type has RoPE (T5Gemma's ``decoder``, Dia's
+    ``decoder_config``, BLT's ``global_config``)."""
     text = raw.get("text_config")
-    return text if isinstance(text, Mapping) else raw
+    if isinstance(text, Mapping):
+        return text, "text_config"
+    rule = family(str(raw.get("model_type") or ""))
+    subs = rule.sub_configs if rule is not None else {}
+    for key in _DECODER_KEYS:
+        sub = raw.get(key)
+        sub_rule = family(subs.get(key, ""))
+        if isinstance(sub, Mapping) and sub_rule is not None and sub_rule.rope:
+            return {"model_type": sub_rule.model_type, **sub}, key
+    return raw, ""
+
+
+def _mapped_fields(
+    text: Mapping[str, Any], rule: FamilyRule | None, notes: list[str]
+) -> Mapping[str, Any]:
+    """``text`` with the standard fields its config class spells otherwise (the class's
+    ``attribute_map``, recorded as table aliases: JetMoe's ``kv_channels`` for ``head_dim``,
+    DBRX's ``n_heads`` and ``d_model``) filled in where the standard key is missing."""
+    extra = {}
+    for spelling, meaning in (rule.aliases if rule is not None else {}).items():
+        if (
+            meaning in MAPPED_FIELDS
+            and text.get(meaning) is None
+            and text.get(spelling) is not None
+        ):
+            extra[meaning] = text[spelling]
+            notes.append(f"{spelling} read as {meaning}")
+    return {**text, **extra} if extra else text
 
 
 def _model_type(raw: Mapping[str, Any], text: Mapping[str, Any]) -> str:
@@ -289,13 +324,20 @@ def _nested_layer_types(params: Mapping[str, Any], text: Mapping[str, Any]) -> l
     return [k for k, v in params.items() if k in declared and isinstance(v, Mapping)]
 
 
-def _interval_value(text: Mapping[str, Any], keys: Any, default: int) -> int:
-    for key in dict.fromkeys(k for name in keys for k in (name.lstrip("_"), name)):
+def _mla_partial(text: Mapping[str, Any], params: Mapping[str, Any]) -> bool:
+    """Whether an MLA config gives a partial rotary factor (top level, in its rope dict or
+    in a layer type's): then it applies to the whole q/k head, not to qk_rope_head_dim."""
+    dicts = [text, params] + [v for v in params.values() if isinstance(v, Mapping)]
+    return any(d.get("partial_rotary_factor") not in (None, 1, 1.0) for d in dicts)
+
+
+def _interval_value(text: Mapping[str, Any], keys: Any, default: int, minimum: int = 1) -> int:
+    for key in keys:
         value = text.get(key)
         if value is not None:
             if isinstance(value, str):  # EXAONE 4 also spells it "LLLG"
                 value = len(value)
-            return check_count(value, key)
+            return check_count(value, key, minimum)
     return default
 
 
@@ -342,9 +384,14 @@ def _layer_names(
         if model_type == "exaone4" and text.get("sliding_window") is None:
             return ["full_attention"] * num_layers  # Exaone4Config: no window, all full
         n = _interval_value(text, interval["keys"], interval["default"])
-        return [
-            interval["every"] if (i + 1) % n == 0 else interval["else"] for i in range(num_layers)
+        spec = interval.get("offset")
+        offset = n - 1 if spec is None else _interval_value(text, spec["keys"], spec["default"], 0)
+        names = [
+            interval["every"] if i % n == offset else interval["else"] for i in range(num_layers)
         ]
+        if interval.get("last") and names:  # the class makes the last layer this type
+            names[-1] = interval["last"]
+        return names
     pattern = layer_rule.get("pattern")
     names = layer_rule.get("names", {})
     if (
@@ -529,14 +576,15 @@ def normalize_config(config: Any) -> RopeFields:
         ValueError: if the head size cannot be found or a count is not a positive integer.
     """
     raw = as_mapping(config)
-    text = _text_config(raw)
+    text, text_key = _text_config(raw)
     model_type = _model_type(raw, text)
     rule = family(model_type)
     rules = _rules(model_type)
     defaults = rule.defaults if rule is not None else {}
     notes: list[str] = []
     if text is not raw:
-        notes.append("fields read from text_config")
+        notes.append(f"fields read from {text_key}")
+    text = _mapped_fields(text, rule, notes)
 
     v5 = text.get("rope_parameters") is not None and not text.get("rope_scaling")
     spelling = "transformers 5" if v5 else "transformers 4"
@@ -610,9 +658,17 @@ def normalize_config(config: Any) -> RopeFields:
         head_rope = check_count(text["qk_rope_head_dim"], "qk_rope_head_dim", 0)
         rotary_head = head_rope
         head_dim = head_rope + check_count(text.get("qk_nope_head_dim", 0), "qk_nope_head_dim", 0)
-        notes.append(
-            f"only qk_rope_head_dim = {rotary_head} of each {head_dim}-wide q/k head rotates"
-        )
+        if head_rope and _mla_partial(text, params):
+            # Mistral 4, dots.llm3: the rope dict's partial_rotary_factor applies to the
+            # whole head (head_dim, else qk_nope + qk_rope), as their rotary class reads it
+            if text.get("head_dim") is not None:
+                head_dim = check_count(text["head_dim"], "head_dim")
+            rotary_head = head_dim
+            notes.append(f"partial_rotary_factor applies to the {head_dim}-wide q/k head")
+        else:
+            notes.append(
+                f"only qk_rope_head_dim = {rotary_head} of each {head_dim}-wide q/k head rotates"
+            )
     else:
         head_dim = rotary_head = _head_dim(text, rule, notes)
     if rotary_dim is not None:
@@ -644,6 +700,13 @@ def normalize_config(config: Any) -> RopeFields:
     layer_types = _layer_names(text, rule, num_layers, notes)
     kinds, reasons = _layer_kinds(text, rule, num_layers, layer_types, head_rope)
     nested = _nested_layer_types(params, text)
+    if layer_types and "deepseek_v4_groups" not in rules:
+        unused = [k for k in nested if k not in layer_types]
+        if unused and len(unused) < len(nested):
+            # transformers builds a rotary embedding per layer type the model has (Laguna,
+            # Mellum: a sliding rope dict but every default layer full)
+            notes.append(f"rope dicts of layer types no layer has: {', '.join(unused)}")
+            nested = [k for k in nested if k in layer_types]
     default_nested = {
         k: v for k, v in (defaults.get("rope_parameters") or {}).items() if isinstance(v, Mapping)
     }

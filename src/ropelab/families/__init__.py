@@ -25,6 +25,7 @@ from typing import Any
 
 __all__ = [
     "LAYER_KINDS",
+    "MAPPED_FIELDS",
     "TABLE",
     "FamilyRule",
     "families",
@@ -39,6 +40,18 @@ TABLE = "transformers_5_23.json"
 #: The kinds a layer may have: attention with RoPE, attention without, a state-space
 #: (Mamba or recurrent) block, linear attention, a block without attention.
 LAYER_KINDS = ("rope", "nope", "state_space", "linear_attention", "no_attention")
+#: Standard fields a config class may spell otherwise through its ``attribute_map``
+#: (``{"head_dim": "kv_channels"}`` in JetMoeConfig, DBRX's ``n_heads``…): the table records
+#: them as aliases, the spelling meaning the standard field.
+MAPPED_FIELDS = (
+    "head_dim",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "num_hidden_layers",
+    "max_position_embeddings",
+    "layer_types",
+)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,11 @@ is classified:
 
 Only the rotary modules are built, not the whole model: they are what the model builds from
 the same config, and a whole model at its default size would not fit this machine's memory
-or time. Which layers call the rotary function (layer kinds) is not measured here yet.
+or time. Which layers call the rotary function is measured on tiny models
+(:func:`layer_calls`: at most 8 layers keeping the pattern, hidden size 64, one forward pass
+of 5 tokens, the modeling module's ``apply_rotary…`` function counted per decoder layer) for
+every text model whose layers are not all attention with RoPE, and a few controls
+(``layer_calls`` in the record). A non-match carries ``; reason: …`` (:data:`REASONS`).
 
 Run ``python -m ropelab.families.coverage --write`` to rewrite ``coverage_5_23.json``.
 """
@@ -49,6 +53,50 @@ RECORD_PATH = Path(__file__).with_name("coverage_5_23.json")
 #: Relative tolerance on the frequencies (transformers computes them in float32).
 RTOL = 1e-6
 _CLASSES = ("matches", "differs", "decoder raises", "cannot instantiate on CPU")
+
+#: Why a model type does not match, by its measured failure (first pattern that matches
+#: ``"<class>: <what>"``, or the model type itself): genuine limitations, in plain words.
+REASONS: tuple[tuple[str, str], ...] = (
+    (
+        r"got 'axial'",
+        "vision encoder: 2-D axial rope over image patches, outside a text decoder's config",
+    ),
+    (
+        r"no rotary class is built from the config",
+        "rotary embedding built from explicit dimensions, no config fields to decode",
+    ),
+    (
+        r"no inv_freq buffer",
+        "vision encoder: its rotary module keeps no inv_freq buffer (2-D frequencies over "
+        "image patches, computed on the fly)",
+    ),
+    (
+        r"^cannot instantiate on CPU: (.*)$",
+        "transformers 5.23 cannot build its rotary module from the default config on CPU: \\1",
+    ),
+    (
+        r"rotary dimension int\(.*\) = (\d+) must be a positive even",
+        "the config class's defaults give an odd rotary dimension (\\1 = hidden_size // "
+        "num_attention_heads, times the partial factor); transformers builds ceil(d/2) "
+        "frequencies over it, the decoder rejects it (released configs give an even head_dim)",
+    ),
+    (
+        r"partial_rotary_factor must be in \(0, 1\], got",
+        "image matcher: partial_rotary_factor is a multiplier of 2-D positional features, "
+        "not a fraction of an attention head",
+    ),
+)
+#: Config classes of encoders whose rope is not a text decoder's (vision, audio, video,
+#: speech): their configs give no text decoder's head fields.
+_ENCODER_CLASS = re.compile(
+    r"Vision|Audio|Video|Vit|Image|Encoder|Speech|Transcribe|Diarization|Ctc|Token2Wav|Sam\d"
+    r"|Dinov",
+    re.I,
+)
+_ENCODER_REASON = (
+    "encoder of images, audio or video ({config_class}): its rope is built from patch or "
+    "frame sizes, not from a text decoder's head fields"
+)
 
 
 def _short(error: BaseException) -> str:
@@ -112,7 +160,12 @@ def _buffers(module: Any) -> dict[str, tuple[np.ndarray, float]]:
     return out
 
 
+def _rel_err(ours: np.ndarray, theirs: np.ndarray) -> float:
+    return float(np.max(np.abs(ours - theirs) / np.maximum(np.abs(theirs), 1e-30), initial=0.0))
+
+
 def _compare(hf: Mapping[str, tuple[np.ndarray, float]], ours: Mapping[str, Any]) -> str:
+    reordered = False
     if set(hf) != set(ours) and not (len(hf) == 1 and len(ours) == 1):
         return f"differs: layer types {sorted(ours)} (transformers: {sorted(hf)})"
     pairs = [(next(iter(hf)), next(iter(ours)))] if len(hf) == 1 else [(k, k) for k in sorted(hf)]
@@ -122,24 +175,69 @@ def _compare(hf: Mapping[str, tuple[np.ndarray, float]], ours: Mapping[str, Any]
         where = "" if theirs == "all" else f" ({theirs})"
         if inv.shape != our_inv.shape:
             return f"differs: rotated dims {2 * our_inv.size} (transformers: {2 * inv.size}){where}"
-        err = float(np.max(np.abs(our_inv - inv) / np.maximum(np.abs(inv), 1e-30), initial=0.0))
-        if err > RTOL:
+        err = _rel_err(our_inv, inv)
+        if err > RTOL and _rel_err(np.sort(our_inv), np.sort(inv)) <= RTOL:
+            reordered = True
+        elif err > RTOL:
             return f"differs: inv_freq, relative error {err:.1e}{where}"
         if abs(our_scaling - scaling) > 1e-6 * max(1.0, abs(scaling)):
             return (
                 f"differs: attention factor {our_scaling:.6g} (transformers: {scaling:.6g}){where}"
             )
+    if reordered:
+        return (
+            "matches: the same frequencies, reordered in the buffer (a multimodal rope's "
+            "per-axis layout)"
+        )
     return "matches"
 
 
+def reason(model_type: str, measured: str) -> str | None:
+    """Why a model type does not match: :data:`REASONS` by the measured failure, else an
+    encoder's config class (:data:`_ENCODER_CLASS`) when the decoder finds no head fields;
+    None when nothing explains it."""
+    for pattern, words in REASONS:
+        found = re.search(pattern, measured)
+        if found:
+            return found.expand(words)
+    rule = family(model_type)
+    if rule is not None and _ENCODER_CLASS.search(rule.config_class):
+        return _ENCODER_REASON.format(config_class=rule.config_class)
+    if rule is not None and "config must give head_dim" in measured:
+        if len(rule.sub_configs) > 1 and "text_config" not in rule.sub_configs:
+            keys = ", ".join(rule.sub_configs)
+            return (
+                f"composite of several models ({keys}) without a text_config: no one text "
+                "decoder's config to read"
+            )
+    return None
+
+
 def classify(model_type: str) -> str:
-    """Measure one model type: ``"matches"`` or ``"<class>: <what>"``."""
-    from ..config_fields import normalize_config
+    """Measure one model type: ``"matches"`` or ``"<class>: <what>"``, a non-match followed
+    by ``"; reason: <why>"`` when :func:`reason` explains it."""
+    measured = _classify(model_type)
+    if measured.startswith("matches"):
+        return measured
+    why = reason(model_type, measured)
+    return measured if why is None else f"{measured}; reason: {why}"
+
+
+def _classify(model_type: str) -> str:
+    from ..config_fields import _text_config, normalize_config
     from ..rope_config import frequencies_from_config
 
     try:
         config, candidates = _rope_configs(model_type)
-        classes = _rotary_classes(model_type)
+        _, key = _text_config(config.to_dict())
+        sub = family(model_type).sub_configs.get(key) if key else None  # type: ignore[union-attr]
+        classes = _rotary_classes(sub) if sub else []
+        if classes:  # the decoder reads this sub-config: measure its rotary classes
+            candidates = [getattr(config, key)]
+        else:
+            classes = _rotary_classes(model_type)
+            if sub:
+                candidates = [getattr(config, key), *candidates]
     except Exception as error:
         return f"cannot instantiate on CPU: {_short(error)}"
     if not classes:
@@ -185,15 +283,193 @@ def measure(model_types: Iterable[str] | None = None) -> dict[str, str]:
     return {mt: classify(mt) for mt in sorted(chosen)}
 
 
+#: Plain models whose layers all rotate, measured as controls of the layer calls.
+CONTROLS = ("llama", "qwen2", "mistral", "gemma3_text", "phi3", "deepseek_v3")
+#: The sizes of a tiny model (only the keys its config class has are set).
+_TINY = {
+    "hidden_size": 64,
+    "intermediate_size": 64,
+    "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 32,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 128,
+    "num_experts": 4,
+    "num_local_experts": 4,
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "n_shared_experts": 1,
+    "max_position_embeddings": 256,
+    "kv_lora_rank": 16,
+    "q_lora_rank": 16,
+    "qk_rope_head_dim": 8,
+    "qk_nope_head_dim": 8,
+    "v_head_dim": 16,
+    "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4,
+    "linear_key_head_dim": 16,
+    "linear_value_head_dim": 16,
+    "mamba_d_state": 8,
+    "mamba_n_heads": 4,
+    "mamba_d_head": 32,
+    "mamba_headdim": 16,
+    "n_mamba_heads": 4,
+    "lru_width": 64,
+    "global_head_dim": 32,
+}
+
+
+def _tiny_config(model_type: str) -> Any:
+    """The default config made tiny: small sizes, at most 8 layers (more where needed to keep
+    every kind of layer), per-layer lists cut to match."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    base = CONFIG_MAPPING[model_type]()
+    values = base.to_dict()
+    n = values.get("num_hidden_layers")
+    if not isinstance(n, int):
+        raise ValueError("the config gives no num_hidden_layers")
+    lists = {k: v for k, v in values.items() if isinstance(v, list) and len(v) == n}
+    kinds = lists.get("layer_types") or lists.get("layers_block_type") or [None] * n
+    small = min(n, 8)
+    while small < n and set(kinds[:small]) != set(kinds):
+        small += 1
+    overrides: dict[str, Any] = {k: v for k, v in _TINY.items() if k in values}
+    overrides["num_hidden_layers"] = small
+    overrides.update({k: v[:small] for k, v in lists.items()})
+    for key in ("hybrid_layer_ids",):
+        if isinstance(values.get(key), list):
+            overrides[key] = [i for i in values[key] if i < small]
+    if "qk_rope_head_dim" in values:
+        overrides.pop("head_dim", None)  # MLA: the head is qk_nope + qk_rope
+    pad = values.get("pad_token_id")
+    if "vocab_size" in overrides and isinstance(pad, int):
+        overrides["vocab_size"] = max(overrides["vocab_size"], pad + 1)
+    return CONFIG_MAPPING[model_type](**overrides)
+
+
+def _decoder_layers(model: Any, n: int) -> list[Any]:
+    """The model's list of decoder layers: the first ModuleList of ``n`` modules."""
+    import torch
+
+    for _, module in model.named_modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) == n:
+            return list(module)
+    raise ValueError(f"no list of {n} decoder layers in {type(model).__name__}")
+
+
+def layer_calls(model_type: str) -> str:
+    """Which layers call the rotary function, measured on a tiny model and compared with the
+    decoder's layer kinds: ``"matches: …"``, ``"differs: …"`` or ``"cannot build a tiny
+    model: <reason>"``. The modeling module's ``apply_rotary_pos_emb`` (and any other rotary
+    function the table lists) is wrapped; each call is counted for the decoder layer running."""
+    import torch
+    from transformers import AutoModel
+
+    from ..config_fields import normalize_config
+
+    rule = family(model_type)
+    assert rule is not None
+    try:
+        config = _tiny_config(model_type)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(config).eval()
+        n = config.num_hidden_layers
+        layers = _decoder_layers(model, n)
+    except Exception as error:
+        return f"cannot build a tiny model: {_short(error)}"
+    module = importlib.import_module(type(model).__module__)
+    names = [x for x in rule.rotary if "apply_rotary" in x and callable(getattr(module, x, None))]
+    if not names:
+        return "cannot build a tiny model: no apply_rotary function in " + module.__name__
+    current: list[int | None] = [None]
+    calls = [0] * n
+    originals = {name: getattr(module, name) for name in names}
+
+    def wrap(function: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            if current[0] is not None:
+                calls[current[0]] += 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    handles = []
+    for i, layer in enumerate(layers):
+        handles.append(
+            layer.register_forward_pre_hook(lambda _m, _a, i=i: current.__setitem__(0, i))
+        )
+        handles.append(layer.register_forward_hook(lambda _m, _a, _o: current.__setitem__(0, None)))
+    try:
+        for name, function in originals.items():
+            setattr(module, name, wrap(function))
+        ids = torch.arange(1, 6).reshape(1, 5) % config.vocab_size
+        with torch.no_grad():
+            model(input_ids=ids)
+    except Exception as error:
+        return f"cannot build a tiny model: forward pass fails: {_short(error)}"
+    finally:
+        for name, function in originals.items():
+            setattr(module, name, function)
+        for handle in handles:
+            handle.remove()
+    fields = normalize_config(config.to_dict())
+    ours = list(fields.layer_kinds) or ["rope"] * n
+    theirs = ["rope" if c else "-" for c in calls]
+    mine = ["rope" if k == "rope" else "-" for k in ours]
+    if mine != theirs:
+        return (
+            f"differs: layers calling the rotary function {[i for i, c in enumerate(calls) if c]}"
+            f" (decoder: {[i for i, k in enumerate(ours) if k == 'rope']})"
+        )
+    rotated = sum(1 for c in calls if c)
+    return f"matches: {rotated} of {n} layers call {'/'.join(names)}"
+
+
+def layer_call_types() -> tuple[str, ...]:
+    """The model types whose layer calls are measured: every text model (no sub-configs)
+    whose default config the decoder reads with a layer that is not attention with RoPE,
+    and the :data:`CONTROLS`."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    from ..config_fields import normalize_config
+
+    chosen = set(CONTROLS)
+    for model_type in rope_families():
+        rule = family(model_type)
+        if rule is None or rule.sub_configs:
+            continue
+        try:
+            kinds = normalize_config(CONFIG_MAPPING[model_type]().to_dict()).layer_kinds
+        except Exception:
+            continue
+        if kinds:
+            chosen.add(model_type)
+    return tuple(sorted(chosen))
+
+
+def measure_layer_calls(model_types: Iterable[str] | None = None) -> dict[str, str]:
+    """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` if None)."""
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    chosen = layer_call_types() if model_types is None else tuple(model_types)
+    return {mt: layer_calls(mt) for mt in sorted(chosen)}
+
+
 def counts(record: Mapping[str, str]) -> dict[str, int]:
     """How many model types are in each class."""
     tally = collections.Counter(value.split(":")[0] for value in record.values())
     return {name: tally.get(name, 0) for name in _CLASSES}
 
 
-def render(record: Mapping[str, str]) -> str:
-    """The record as committed: the transformers release, the counts and each model type."""
+def render(record: Mapping[str, str], calls: Mapping[str, str] | None = None) -> str:
+    """The record as committed: the transformers release, the counts, each model type and
+    the layer calls (:func:`measure_layer_calls`)."""
     body = {"transformers": "5.23.0", "counts": counts(record), "model_types": dict(record)}
+    if calls is not None:
+        body["layer_calls"] = dict(calls)
     return json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -210,8 +486,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     for reason, n in reasons.most_common(10):
         print(f"{n:4d}  {reason}")
+    calls = measure_layer_calls()
+    print(
+        sum(v.startswith("matches") for v in calls.values()), "of", len(calls), "layer calls match"
+    )
     if args.write:
-        RECORD_PATH.write_text(render(record), encoding="utf-8")
+        RECORD_PATH.write_text(render(record, calls), encoding="utf-8")
         print(f"wrote {RECORD_PATH}")
     return 0
 

@@ -39,12 +39,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import MAPPED_FIELDS
+
 __all__ = [
     "ALIASES",
     "BASIC_FIELDS",
     "HAND",
     "INTERVAL_KEYS",
     "LAYER_KINDS",
+    "MAPPED_FIELDS",
+    "OFFSET_KEYS",
     "ROPE_KEY",
     "TABLE_PATH",
     "defaults",
@@ -123,7 +127,15 @@ ALIASES = {
 #: dict) the modeling files' ``rope_parameters.get("alpha")`` / ``["alpha"]``.
 _ALIAS_IN_MODELING = {"alpha": re.compile(r"rope_parameters(?:\.get\(|\[)\s*[\"']alpha[\"']")}
 #: Keys that give a periodic layer pattern's interval (every n-th layer is the other type).
-INTERVAL_KEYS = ("sliding_window_pattern", "_sliding_window_pattern", "full_attention_interval")
+INTERVAL_KEYS = (
+    "sliding_window_pattern",
+    "_sliding_window_pattern",
+    "full_attention_interval",
+    "attn_layer_period",
+)
+#: Keys that give the first layer of the other type when it is not the n-th (Jamba's
+#: ``attn_layer_offset``: attention where ``i % attn_layer_period == attn_layer_offset``).
+OFFSET_KEYS = ("attn_layer_offset",)
 # nemotron_h's hybrid_override_pattern letters.
 _PATTERN_LETTER = {"M": "state_space", "*": "attention", "-": "no_attention", "E": "no_attention"}
 _ROTARY_FUNCTIONS = re.compile(r"rotary|rotate_half")
@@ -285,10 +297,11 @@ def _kinds_from_config(config: Any, n: int | None) -> tuple[list[str] | None, st
     return ["attention"] * n, "num_hidden_layers", ""
 
 
-def _aliases(folder: Path) -> dict[str, str]:
+def _aliases(folder: Path, config: Any = None) -> dict[str, str]:
     """The spellings of :data:`ALIASES` the model package names: a key read in its
     configuration files (``rotary_pct``, ``rope_local_base_freq``…), or a rope-dict key its
-    modeling files read (``alpha``)."""
+    modeling files read (``alpha``); and the config class's ``attribute_map`` spellings of
+    :data:`MAPPED_FIELDS` (``kv_channels`` for ``head_dim``)."""
     config_text = "\n".join(
         p.read_text(encoding="utf-8") for p in sorted(folder.glob("configuration_*.py"))
     )
@@ -305,22 +318,80 @@ def _aliases(folder: Path) -> dict[str, str]:
         )
         if found:
             out[spelling] = meaning
+    mapped = getattr(type(config), "attribute_map", None) or {}
+    for meaning, spelling in sorted(mapped.items()):
+        if meaning in MAPPED_FIELDS and isinstance(spelling, str) and spelling != meaning:
+            out[spelling] = meaning
     return out
 
 
-def _interval(names: list[str]) -> tuple[int, str, str] | None:
-    """``(n, every, other)`` when layer ``i`` is ``every`` exactly where ``(i + 1) % n == 0``
-    and ``other`` elsewhere (Gemma 3's 5 sliding : 1 full, Qwen3-Next's 3 linear : 1 full)."""
+def _interval(names: list[str]) -> tuple[int, str, str, int] | None:
+    """``(n, every, other, offset)`` when layer ``i`` is ``every`` exactly where
+    ``i % n == offset`` and ``other`` elsewhere (Gemma 3's 5 sliding : 1 full and Qwen3-Next's
+    3 linear : 1 full, offset n - 1; Jamba's attention at 4, 12, 20…, offset 4 of 8)."""
     kinds = sorted(set(names))
     if len(kinds) != 2:
         return None
     for every in kinds:
         other = kinds[0] if every == kinds[1] else kinds[1]
         positions = [i for i, x in enumerate(names) if x == every]
-        n = positions[0] + 1
-        if n > 1 and all((x == every) == ((i + 1) % n == 0) for i, x in enumerate(names)):
-            return n, every, other
+        if len(positions) > 1:
+            n, offset = positions[1] - positions[0], positions[0]
+        else:
+            n, offset = positions[0] + 1, positions[0]
+        if (
+            n > 1
+            and offset < n
+            and all((x == every) == (i % n == offset) for i, x in enumerate(names))
+        ):
+            return n, every, other, offset
     return None
+
+
+def _probe_types(config_class: type, n: int, **extra: Any) -> list[str] | None:
+    """The ``layer_types`` the config class computes for ``n`` layers (None if it fails)."""
+    try:
+        types = getattr(config_class(num_hidden_layers=n, **extra), "layer_types", None)
+    except Exception:
+        return None
+    return [str(t) for t in types] if types else None
+
+
+def _interval_rule(config_class: type, found: tuple[int, str, str, int]) -> dict[str, Any]:
+    """The interval rule of a class whose default ``layer_types`` is periodic, the keys it
+    reads found by trying them: a key is listed only where setting it changes the class's
+    ``layer_types`` (Gemma 3n reads none, Cohere 2 reads ``sliding_window_pattern`` from its
+    kwargs, Gemma 3 stores ``_sliding_window_pattern`` but ignores it as an argument), and
+    ``last`` where the class makes the last layer ``every`` whatever the interval (Gemma 4)."""
+    period, every, other, offset = found
+    n = 4 * period + 1
+    plain = _probe_types(config_class, n)
+    keys = [
+        k
+        for k in INTERVAL_KEYS
+        if plain is not None
+        and _probe_types(config_class, n, **{k: period + 1}) not in (None, plain)
+    ]
+    rule: dict[str, Any] = {"default": period, "every": every, "else": other, "keys": keys}
+    if offset != period - 1:  # else the n-th layer: (i + 1) % n == 0
+        moved = (offset + 1) % period
+        rule["offset"] = {
+            "default": offset,
+            "keys": [
+                k
+                for k in OFFSET_KEYS
+                if plain is not None
+                and _probe_types(config_class, n, **{k: moved}) not in (None, plain)
+            ],
+        }
+    probed = [(c, _probe_types(config_class, c)) for c in range(1, 3 * period + 1)]
+    probed = [(c, types) for c, types in probed if types is not None]
+    rebuilt = {c: [every if i % period == offset else other for i in range(c)] for c, _ in probed}
+    if any(types != rebuilt[c] for c, types in probed) and all(
+        types == [*rebuilt[c][:-1], every] for c, types in probed
+    ):
+        rule["last"] = every
+    return rule
 
 
 _STATE_SPACE_CLASS = re.compile(r"Mamba|Mixer$|Rglru|RgLru|RGLRU|Recurrent(Block|Layer)$|SSM")
@@ -354,18 +425,7 @@ def _layer_rule(model_type: str, config: Any, package: _Package) -> dict[str, An
             rule["names"]["linear_attention"] = "state_space"
         found = _interval(names) if field == "layer_types" else None
         if found is not None:
-            every, period = found[1], found[0]
-            keys = [
-                k
-                for k in INTERVAL_KEYS
-                if getattr(config, k, None) in (period, None) and hasattr(config, k)
-            ]
-            rule["interval"] = {
-                "default": period,
-                "every": every,
-                "else": found[2],
-                "keys": keys or list(INTERVAL_KEYS),
-            }
+            rule["interval"] = _interval_rule(type(config), found)
     bases = getattr(config, "layer_rope_theta", None)
     flags = getattr(config, "no_rope_layers", None)
     if isinstance(bases, (list, tuple)):
@@ -538,7 +598,7 @@ def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[
         entry["layer_rule"] = rule
     if not rotary:
         return entry
-    entry["aliases"] = _aliases(root / module)
+    entry["aliases"] = _aliases(root / module, config)
     del transformers
     entry["rotary"] = _field(rotary, "module-source", model_classes=roots)
     attention = sorted(
