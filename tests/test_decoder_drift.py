@@ -37,8 +37,8 @@ from ropelab.config_fields import normalize_config
 from ropelab.configs import load_config, shipped_configs
 from ropelab.decoder import decode_text
 from ropelab.explorables import decoder_script_path
+from ropelab.families import MAPPED_FIELDS, family
 from ropelab.families import families as table_families
-from ropelab.families import family
 from ropelab.rope_config import ROPE_TYPES, RopeSpec, RopeType
 
 NODE = shutil.which("node")
@@ -320,9 +320,16 @@ def table_spellings(
         elif meaning == "ntk_alpha" and rng.random() < 0.5:
             config["rope_scaling"] = {"type": "dynamic", "alpha": float(pick([1000.0, 50.0]))}
             config["rope_theta"] = 10000.0
+    for spelling, meaning in rule.aliases.items():  # attribute_map spellings (MAPPED_FIELDS)
+        if meaning in MAPPED_FIELDS and meaning in config and rng.random() < 0.5:
+            config[spelling] = config.pop(meaning)
     layer_rule = rule.layer_rule or {}
-    if layer_rule.get("interval") and rng.random() < 0.5:
-        config[pick(layer_rule["interval"]["keys"]).lstrip("_")] = int(pick([2, 3, 4]))
+    interval = layer_rule.get("interval") or {}
+    # the interval's and its offset's keys, under the table's exact spellings
+    if interval.get("keys") and rng.random() < 0.5:
+        config[pick(interval["keys"])] = int(pick([2, 3, 4]))
+    if (interval.get("offset") or {}).get("keys") and rng.random() < 0.5:
+        config[pick(interval["offset"]["keys"])] = int(pick([0, 1, 3]))
     if layer_rule.get("nope_interval") and rng.random() < 0.5:
         config[layer_rule["nope_interval"]["key"]] = int(pick([2, 4]))
     field = layer_rule.get("field")
@@ -358,7 +365,60 @@ def cases() -> list[str]:
         '{"head_dim": 64, "rope_scaling": {"rope_type": "linear"}}',
         '{"head_dim": 64, "rope_scaling": {"rope_type": "nope"}}',
     ]
+    texts += [json.dumps(config) for config in FEATURE_CONFIGS]
     return texts
+
+
+#: Configs of each reading issue 38 added (config_fields): an encoder-decoder's decoder
+#: sub-config, attribute_map spellings, an MLA partial factor on the whole head, rope dicts of
+#: absent layer types, an interval offset (0 too) and the last-layer override; and a
+#: rotary_dim alias on an MLA head without rotated part (an error naming rotary_dim).
+FEATURE_CONFIGS: list[dict[str, Any]] = [
+    {
+        "model_type": "t5gemma2",
+        "decoder": {"num_hidden_layers": 7, "head_dim": 64, "num_attention_heads": 4},
+    },
+    {"model_type": "t5gemma", "decoder": {"num_hidden_layers": 4, "head_dim": 64}},
+    {"model_type": "dbrx", "d_model": 1536, "n_heads": 12, "n_layers": 4},
+    {"model_type": "jetmoe", "kv_channels": 96, "num_attention_heads": 8},
+    {
+        "model_type": "mistral4",
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 64,
+        "num_hidden_layers": 4,
+        "rope_parameters": {"rope_theta": 1e4, "partial_rotary_factor": 0.5},
+    },
+    {
+        "model_type": "mellum",
+        "num_hidden_layers": 4,
+        "head_dim": 64,
+        "layer_types": ["full_attention"] * 4,
+        "rope_parameters": {
+            "full_attention": {"rope_type": "default", "rope_theta": 1e6},
+            "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+        },
+    },
+    *(
+        {
+            "model_type": "jamba",
+            "num_hidden_layers": 9,
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "attn_layer_period": 4,
+            "attn_layer_offset": offset,
+        }
+        for offset in (0, 1, 3)
+    ),
+    {"model_type": "gemma4_text", "num_hidden_layers": 7, "head_dim": 64},
+    {"model_type": "embedding_gemma2_text", "num_hidden_layers": 5, "sliding_window_pattern": 2},
+    {
+        "model_type": "codegen",
+        "qk_rope_head_dim": 0,
+        "rotary_dim": 64,
+        "head_dim": 128,
+        "num_hidden_layers": 4,
+    },
+]
 
 
 def test_the_script_decodes_every_config_as_python_does():

@@ -672,7 +672,13 @@ def normalize_config(config: Any) -> RopeFields:
     else:
         head_dim = rotary_head = _head_dim(text, rule, notes)
     if rotary_dim is not None:
-        partial = check_count(rotary_dim, "rotary_dim") / rotary_head
+        rotary_dim = check_count(rotary_dim, "rotary_dim")
+        if not rotary_head:  # qk_rope_head_dim 0: no coordinate of the head rotates
+            raise ValueError(
+                f"rotary_dim = {rotary_dim} but qk_rope_head_dim is 0: the config gives a "
+                "rotated part to a q/k head that has none"
+            )
+        partial = rotary_dim / rotary_head
         notes.append(f"rotary_dim = {rotary_dim} of each {rotary_head}-wide head rotates")
 
     def layer_config(flat: dict[str, Any], head: int | None = None) -> dict[str, Any]:

@@ -25,7 +25,9 @@ Python data its readers need: the legacy rope-type names
 (:func:`family_table`: of :mod:`ropelab.families`' table, the fields
 :func:`ropelab.config_fields.normalize_config` reads, one line a model type; the layer names'
 kinds; the named rules of :data:`ropelab.config_fields.RULES`, each of which ``decoder/rules.js``
-must define in its ``RULE_CODE`` table).
+must define in its ``RULE_CODE`` table; the fields a family's alias may stand for,
+:data:`ropelab.families.MAPPED_FIELDS`; the decoder sub-config keys read without a
+``text_config``).
 
 ``python -m ropelab.explorables.bundle --write`` writes both scripts next to this file;
 ``--check`` fails (exit status 1) when a written script differs from the bundle. The scripts
@@ -316,7 +318,11 @@ def family_table(entries: Mapping[str, Any] | None = None) -> str:
     the table's order), holding what the config reader needs: ``rope`` (false only, for a
     model without a rotary embedding: its layers are read as NoPE, unlike an unknown type's),
     ``defaults`` (:data:`FAMILY_DEFAULTS`), ``derived`` (those the class computes),
-    ``aliases`` and ``layer_rule`` (:data:`FAMILY_LAYER_RULE`); empty fields left out."""
+    ``aliases``, ``layer_rule`` (:data:`FAMILY_LAYER_RULE`) and ``sub_configs`` (only the
+    decoder keys :func:`ropelab.config_fields.normalize_config` reads,
+    ``config_fields._DECODER_KEYS``); empty fields left out."""
+    from ..config_fields import _DECODER_KEYS
+
     if entries is None:
         from ..families import table
 
@@ -338,6 +344,9 @@ def family_table(entries: Mapping[str, Any] | None = None) -> str:
         rule = {k: v for k, v in (entry.get("layer_rule") or {}).items() if k in FAMILY_LAYER_RULE}
         if rule:
             out["layer_rule"] = rule
+        subs = {k: v for k, v in (entry.get("sub_configs") or {}).items() if k in _DECODER_KEYS}
+        if subs:
+            out["sub_configs"] = subs
         item = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
         lines.append(f"  {json.dumps(model_type)}: {item}")
     return "{\n" + ",\n".join(lines) + "\n}"
@@ -372,8 +381,8 @@ def bundle_decoder(
     """
     # the prelude's names (inBrowser) are each script's own; every other core name is shared
     shared = {n: p for n, p in core_names(source_dir, core).items() if p != EXPLORE_PRELUDE}
-    from ..config_fields import _ORIGINAL_LENGTH_TYPES, LEGACY_TYPE_NAMES, RULES
-    from ..families import layer_names
+    from ..config_fields import _DECODER_KEYS, _ORIGINAL_LENGTH_TYPES, LEGACY_TYPE_NAMES, RULES
+    from ..families import MAPPED_FIELDS, layer_names
     from ..gguf_meta import ROPE_KEYS
 
     if "decoder/rules.js" in parts:
@@ -387,6 +396,8 @@ def bundle_decoder(
         "FAMILIES": _GENERATED_DATA,
         "LAYER_NAMES": _GENERATED_DATA,
         "RULES": _GENERATED_DATA,
+        "MAPPED_FIELDS": _GENERATED_DATA,
+        "DECODER_KEYS": _GENERATED_DATA,
     }
     _shadows(shared, list(seen), "the bundle's generated data")
     table = json.dumps(rope_types_table(rope_types), ensure_ascii=False, indent=2)
@@ -408,7 +419,11 @@ def bundle_decoder(
         "// ropelab.families.layer_names(): each layer name's kind before RoPE is decided\n"
         f"const LAYER_NAMES = {json.dumps(dict(layer_names()), separators=(',', ':'))};\n"
         "// ropelab.config_fields.RULES: the named rules (code, in decoder/rules.js) by model type\n"
-        f"const RULES = {json.dumps(RULES, separators=(',', ':'))};"
+        f"const RULES = {json.dumps(RULES, separators=(',', ':'))};\n"
+        "// ropelab.families.MAPPED_FIELDS: the standard fields a family's alias may spell otherwise\n"
+        f"const MAPPED_FIELDS = {json.dumps(list(MAPPED_FIELDS))};\n"
+        "// ropelab.config_fields._DECODER_KEYS: the sub-configs read, in order, without text_config\n"
+        f"const DECODER_KEYS = {json.dumps(list(_DECODER_KEYS))};"
     )
     chunks = []
     for i, part in enumerate(parts):

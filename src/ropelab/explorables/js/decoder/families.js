@@ -26,6 +26,7 @@ function family(modelType) {
     derived: entry.derived || [],
     aliases: entry.aliases || {},
     layer_rule: entry.layer_rule || {},
+    sub_configs: entry.sub_configs || {},
   };
 }
 
@@ -80,15 +81,15 @@ function headDimOf(text, rule) {
   return Math.floor(checkCount(hidden, 'hidden_size') / checkCount(heads, 'num_attention_heads'));
 }
 
-function intervalValue(text, keys, fallback) {
-  const order = [...new Set(keys.flatMap((name) => [name.replace(/^_+/, ''), name]))];
-  for (const key of order) {
+// an interval key's value, under the table's exact spellings (config_fields._interval_value)
+function intervalValue(text, keys, fallback, minimum) {
+  for (const key of keys) {
     let value = get(text, key);
     if (value !== null) {
       if (typeof value === 'string') {
         value = value.length; // EXAONE 4 also spells it "LLLG"
       }
-      return checkCount(value, key);
+      return checkCount(value, key, minimum === undefined ? 1 : minimum);
     }
   }
   return fallback;
@@ -124,7 +125,13 @@ function layerNamesOf(text, rule, numLayers) {
       return core.range(numLayers).map(() => 'full_attention'); // Exaone4Config: all full
     }
     const every = intervalValue(text, interval.keys, interval.default);
-    return core.range(numLayers).map((i) => ((i + 1) % every === 0 ? interval.every : interval.else));
+    const spec = get(interval, 'offset');
+    const offset = spec === null ? every - 1 : intervalValue(text, spec.keys, spec.default, 0);
+    const names = core.range(numLayers).map((i) => (i % every === offset ? interval.every : interval.else));
+    if (truthy(interval.last) && names.length) {
+      names[names.length - 1] = interval.last; // the class makes the last layer this type
+    }
+    return names;
   }
   const pattern = layerRule.pattern;
   const names = layerRule.names || {};

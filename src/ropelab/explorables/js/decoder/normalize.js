@@ -2,12 +2,54 @@
 // read generically: the family table's class defaults, aliases and layer rule (families.js),
 // and the named rules of RULES (rules.js). No family is named here.
 
+// [the config the rope fields are read from, its key]: text_config; else the decoder's
+// sub-config (DECODER_KEYS, the table's sub_configs) when its model type has RoPE
+// (config_fields._text_config)
+function textConfigOf(raw) {
+  if (isObject(raw.text_config)) {
+    return [raw.text_config, 'text_config'];
+  }
+  const rule = family(String(truthy(raw.model_type) ? raw.model_type : ''));
+  const subs = rule === null ? {} : rule.sub_configs;
+  for (const key of DECODER_KEYS) {
+    const sub = raw[key];
+    const subRule = family(has(subs, key) ? subs[key] : '');
+    if (isObject(sub) && subRule !== null && subRule.rope) {
+      return [Object.assign({ model_type: subRule.model_type }, sub), key];
+    }
+  }
+  return [raw, ''];
+}
+
+// `text` with the standard fields (MAPPED_FIELDS) its class spells otherwise (the table's
+// aliases: JetMoe's kv_channels, DBRX's n_heads) filled in where missing (config_fields._mapped_fields)
+function mappedFields(text, rule) {
+  const extra = {};
+  for (const [spelling, meaning] of Object.entries(rule === null ? {} : rule.aliases)) {
+    if (MAPPED_FIELDS.includes(meaning) && get(text, meaning) === null && get(text, spelling) !== null) {
+      extra[meaning] = text[spelling];
+    }
+  }
+  return Object.keys(extra).length ? Object.assign({}, text, extra) : text;
+}
+
+// whether an MLA config gives a partial rotary factor (top level, its rope dict or a layer
+// type's): then it applies to the whole q/k head (config_fields._mla_partial)
+function mlaPartial(text, params) {
+  const dicts = [text, params].concat(Object.values(params).filter(isObject));
+  return dicts.some((d) => {
+    const v = get(d, 'partial_rotary_factor');
+    return v !== null && v !== 1 && v !== true; // Python: not in (None, 1, 1.0)
+  });
+}
+
 function normalizeConfig(raw) {
-  const text = isObject(raw.text_config) ? raw.text_config : raw;
-  const modelType = String(truthy(text.model_type) ? text.model_type : truthy(raw.model_type) ? raw.model_type : 'unknown');
+  const [source] = textConfigOf(raw);
+  const modelType = String(truthy(source.model_type) ? source.model_type : truthy(raw.model_type) ? raw.model_type : 'unknown');
   const rule = family(modelType);
   const rules = rulesOf(modelType);
   const defaults = rule === null ? {} : rule.defaults;
+  const text = mappedFields(source, rule);
   const v5 = get(text, 'rope_parameters') !== null && !truthy(text.rope_scaling);
   const key = truthy(text.rope_scaling) ? 'rope_scaling' : 'rope_parameters';
   let params = truthy(text[key]) ? text[key] : {};
@@ -70,11 +112,23 @@ function normalizeConfig(raw) {
   } else if (get(text, 'qk_rope_head_dim') !== null) {
     headRope = rotaryHead = checkCount(text.qk_rope_head_dim, 'qk_rope_head_dim', 0);
     headDim = rotaryHead + checkCount(has(text, 'qk_nope_head_dim') ? text.qk_nope_head_dim : 0, 'qk_nope_head_dim', 0);
+    if (headRope && mlaPartial(text, params)) {
+      // Mistral 4, dots.llm3: the rope dict's partial_rotary_factor applies to the whole head
+      if (get(text, 'head_dim') !== null) {
+        headDim = checkCount(text.head_dim, 'head_dim');
+      }
+      rotaryHead = headDim;
+    }
   } else {
     headDim = rotaryHead = headDimOf(text, rule);
   }
   if (rotaryDim !== null) {
-    partial = checkCount(rotaryDim, 'rotary_dim') / rotaryHead;
+    rotaryDim = checkCount(rotaryDim, 'rotary_dim');
+    if (!rotaryHead) {
+      // qk_rope_head_dim 0: no coordinate of the head rotates
+      fail(`rotary_dim = ${rotaryDim} but qk_rope_head_dim is 0: the config gives a rotated part to a q/k head that has none`);
+    }
+    partial = rotaryDim / rotaryHead;
   }
 
   function layerConfig(flat, head) {
@@ -96,7 +150,14 @@ function normalizeConfig(raw) {
 
   const types = layerNamesOf(text, rule, numLayers);
   const { kinds, reasons } = layerKindsOf(text, rule, numLayers, types, headRope);
-  const nested = nestedLayerTypes(params, text);
+  let nested = nestedLayerTypes(params, text);
+  if (types.length && !rules.includes('deepseek_v4_groups')) {
+    // transformers builds a rotary embedding per layer type the model has (Laguna, Mellum)
+    const unused = nested.filter((k) => !types.includes(k));
+    if (unused.length && unused.length < nested.length) {
+      nested = nested.filter((k) => types.includes(k));
+    }
+  }
   const defaultRope = truthy(defaults.rope_parameters) ? defaults.rope_parameters : {};
   const bases = text.layer_rope_theta;
   const distinct = Array.isArray(bases) ? [...new Set(bases.filter(truthy).map(Number))].sort((a, b) => a - b) : [];
