@@ -221,3 +221,26 @@ def test_gemma4_proportional_layers_equal_transformers():
             assert attention == 1.0
         full = fields.layer("full_attention").config["head_dim"]
         assert full == extra.get("global_head_dim", 512)
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        (  # a rotary_dim alias (CodeGen's) on an MLA head without rotated part
+            {"model_type": "codegen", "qk_rope_head_dim": 0, "rotary_dim": 64, "head_dim": 128},
+            "rotary_dim",
+        ),
+        (  # HunYuan's NTK-alpha base alpha ** (d / (d - 2)) on a 2-wide head
+            {
+                "model_type": "hunyuan_v1_dense",
+                "head_dim": 2,
+                "rope_theta": 1e4,
+                "rope_scaling": {"type": "dynamic", "alpha": 50.0},
+            },
+            "head_dim",
+        ),
+    ],
+)
+def test_a_division_by_zero_is_a_value_error_naming_the_field(config, field):
+    with pytest.raises(ValueError, match=rf"^{field} = "):
+        normalize_config(config)

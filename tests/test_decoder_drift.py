@@ -371,8 +371,9 @@ def cases() -> list[str]:
 
 #: Configs of each reading issue 38 added (config_fields): an encoder-decoder's decoder
 #: sub-config, attribute_map spellings, an MLA partial factor on the whole head, rope dicts of
-#: absent layer types, an interval offset (0 too) and the last-layer override; and a
-#: rotary_dim alias on an MLA head without rotated part (an error naming rotary_dim).
+#: absent layer types, an interval offset (0 too) and the last-layer override; and two
+#: configs that divided by zero: a rotary_dim alias on an MLA head without rotated part (an
+#: error naming rotary_dim) and NTK-alpha on a 2-wide head (an error naming head_dim).
 FEATURE_CONFIGS: list[dict[str, Any]] = [
     {
         "model_type": "t5gemma2",
@@ -417,6 +418,13 @@ FEATURE_CONFIGS: list[dict[str, Any]] = [
         "rotary_dim": 64,
         "head_dim": 128,
         "num_hidden_layers": 4,
+    },
+    {  # HunYuan's NTK-alpha on a 2-wide head: alpha ** (d / (d - 2)), an error naming head_dim
+        "model_type": "hunyuan_v1_dense",
+        "head_dim": 2,
+        "num_hidden_layers": 2,
+        "rope_theta": 1e4,
+        "rope_scaling": {"type": "dynamic", "alpha": 50.0},
     },
 ]
 

@@ -553,6 +553,11 @@ def _ntk_alpha(flat: dict[str, Any], head_dim: int, notes: list[str]) -> dict[st
     r"""HunYuan's NTK-alpha: ``dynamic`` with an ``alpha`` is static, the base
     :math:`\theta\,\alpha^{d/(d-2)}` with *d* the head size (HunYuanDenseV1RotaryEmbedding.
     compute_ntk_alpha_rope_parameters, modeling_hunyuan_v1_dense.py)."""
+    if head_dim <= 2:  # alpha ** (d / (d - 2)) has no value
+        raise ValueError(
+            f"head_dim = {head_dim}: NTK-alpha's base theta x alpha^(d/(d-2)) needs a rotated "
+            "head wider than 2"
+        )
     alpha = float(flat["alpha"])
     base = float(flat["rope_theta"]) * alpha ** (head_dim / (head_dim - 2))
     notes.append(

@@ -194,6 +194,9 @@ function layerKindsOf(text, rule, numLayers, types, headRope) {
 
 // HunYuan's NTK-alpha: dynamic with an alpha is a fixed base θ α^(d/(d-2)) (config_fields._ntk_alpha)
 function ntkAlpha(flat, headDim) {
+  if (headDim <= 2) {
+    fail(`head_dim = ${headDim}: NTK-alpha's base theta x alpha^(d/(d-2)) needs a rotated head wider than 2`);
+  }
   const alpha = Number(flat.alpha);
   const base = Number(flat.rope_theta) * Math.pow(alpha, headDim / (headDim - 2));
   const out = {};
