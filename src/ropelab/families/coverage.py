@@ -354,19 +354,16 @@ _TINY_FAMILY: dict[str, dict[str, Any]] = {
         "indexer_head_dim": 16,
         "indexer_budget": 4,
         "indexer_compress_ratio": 2,
-        "num_experts_per_tok": 2,
-        "hc_lowrank": 16,
     },
     # Mamba2 blocks: mamba_headdim = mamba_expand * hidden_size // n_mamba_heads (2 * 64 / 4;
     # the class computes it, _TINY's 16 would override it); the shared attention block works
     # on 2 * hidden_size with num_key_value_heads == num_attention_heads (the class default).
-    "zamba2": {"mamba_headdim": 32, "num_key_value_heads": 4, "adapter_rank": 8},
-    # Mamba2 blocks: mamba_d_head = mamba_expand * hidden_size // mamba_n_heads (2 * 64 / 4),
-    # mamba_d_state and the chunk small. The default stack is Mamba only, which transformers
+    "zamba2": {"mamba_headdim": 32, "num_key_value_heads": 4},
+    # Mamba2 blocks (sizes from _TINY: mamba_d_head 32 = mamba_expand * hidden_size //
+    # mamba_n_heads, as the class checks). The default stack is Mamba only, which transformers
     # cannot run (its cache has no attention layer to give the sequence length), so the tiny
     # model interleaves attention as the released Granite 4.0-H does (every 4th layer here).
     "granitemoehybrid": {
-        "mamba_d_head": 32,
         "mamba_chunk_size": 8,
         "shared_intermediate_size": 32,
         "layer_types": ["linear_attention"] * 3 + ["full_attention"] + ["linear_attention"] * 4,
