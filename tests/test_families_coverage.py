@@ -111,31 +111,36 @@ CALLS_SAMPLE = (
     "llama",
     "mistral_large4_text",
     "zamba2",
+    "zamba2 use_mem_rope=true",
 )
-#: Layer calls that disagree with the decoder's layer kinds: decoder bugs, open (issue 38).
-#: zamba2: transformers applies RoPE in the shared attention block only when
-#: ``use_mem_rope`` (default False; modeling_zamba2.py builds no rotary_emb otherwise), the
-#: decoder marks its ``hybrid`` layers as attention with RoPE regardless.
-#: granitemoehybrid: transformers builds its rotary_emb only when ``position_embedding_type
-#: == "rope"`` (default None; released Granite 4.0-H say "nope"), the decoder marks its
-#: ``full_attention`` layers as attention with RoPE regardless.
-LAYER_CALLS_DIFFER = {"granitemoehybrid": [3], "zamba2": [6]}
-#: Layer calls measured: 22 match, the 2 above differ, none fails to build.
-LAYER_CALLS_COUNT = 24
+#: Families whose attention applies RoPE only when a key says so (the table's
+#: ``rope_switch``): measured at the class default (no layer calls it, and the decoder says
+#: none) and switched on (their attention layers call it, as the decoder says). Zamba2's
+#: shared attention reads ``use_mem_rope`` (default False, modeling_zamba2.py);
+#: GraniteMoeHybrid builds its rotary_emb only for ``position_embedding_type == "rope"``
+#: (default None; modeling_granitemoehybrid.py).
+SWITCHED = {
+    "zamba2": "matches: 0 of 8",
+    "zamba2 use_mem_rope=true": "matches: 1 of 8",
+    "granitemoehybrid": "matches: 0 of 8",
+    "granitemoehybrid position_embedding_type=rope": "matches: 1 of 8",
+}
+#: Layer calls measured: 24 model types and the 2 switched-on variants, all matching.
+LAYER_CALLS_COUNT = 26
 
 
 def test_layer_calls_are_current() -> None:
     """Tiny models of a sample call the rotary function in the layers the decoder says."""
     calls = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))["layer_calls"]
-    assert tuple(sorted(calls)) == coverage.layer_call_types()
+    assert tuple(sorted(calls)) == tuple(
+        sorted((*coverage.layer_call_types(), *coverage.SWITCHED_ON))
+    )
     assert len(calls) == LAYER_CALLS_COUNT
     fresh = coverage.measure_layer_calls(CALLS_SAMPLE)
     assert fresh == {mt: calls[mt] for mt in CALLS_SAMPLE}
-    differ = {mt: v for mt, v in calls.items() if not v.startswith("matches")}
-    assert differ == {
-        mt: f"differs: layers calling the rotary function [] (decoder: {layers})"
-        for mt, layers in LAYER_CALLS_DIFFER.items()
-    }
+    assert [v for v in calls.values() if not v.startswith("matches")] == []
+    for name, start in SWITCHED.items():
+        assert calls[name].startswith(start), (name, calls[name])
 
 
 def test_every_non_match_has_a_reason() -> None:

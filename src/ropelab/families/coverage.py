@@ -371,9 +371,9 @@ _TINY_FAMILY: dict[str, dict[str, Any]] = {
 }
 
 
-def _tiny_config(model_type: str) -> Any:
+def _tiny_config(model_type: str, settings: Mapping[str, Any] | None = None) -> Any:
     """The default config made tiny: small sizes, at most 8 layers (more where needed to keep
-    every kind of layer), per-layer lists cut to match."""
+    every kind of layer), per-layer lists cut to match; ``settings`` last."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     base = CONFIG_MAPPING[model_type]()
@@ -395,6 +395,7 @@ def _tiny_config(model_type: str) -> Any:
     if "qk_rope_head_dim" in values:
         overrides.pop("head_dim", None)  # MLA: the head is qk_nope + qk_rope
     overrides.update(_TINY_FAMILY.get(model_type, {}))
+    overrides.update(settings or {})
     pad = values.get("pad_token_id")
     if "vocab_size" in overrides and isinstance(pad, int):
         overrides["vocab_size"] = max(overrides["vocab_size"], pad + 1)
@@ -411,11 +412,13 @@ def _decoder_layers(model: Any, n: int) -> list[Any]:
     raise ValueError(f"no list of {n} decoder layers in {type(model).__name__}")
 
 
-def layer_calls(model_type: str) -> str:
+def layer_calls(model_type: str, settings: Mapping[str, Any] | None = None) -> str:
     """Which layers call the rotary function, measured on a tiny model and compared with the
     decoder's layer kinds: ``"matches: …"``, ``"differs: …"`` or ``"cannot build a tiny
     model: <reason>"``. The modeling module's ``apply_rotary_pos_emb`` (and any other rotary
-    function the table lists) is wrapped; each call is counted for the decoder layer running."""
+    function the table lists) is wrapped; each call is counted for the decoder layer running.
+    ``settings`` are config keys set on the tiny model (a family's switch, e.g. Zamba2's
+    ``use_mem_rope``)."""
     import torch
     from transformers import AutoModel
 
@@ -424,7 +427,7 @@ def layer_calls(model_type: str) -> str:
     rule = family(model_type)
     assert rule is not None
     try:
-        config = _tiny_config(model_type)
+        config = _tiny_config(model_type, settings)
         torch.manual_seed(0)
         model = AutoModel.from_config(config).eval()
         n = config.num_hidden_layers
@@ -504,13 +507,29 @@ def layer_call_types() -> tuple[str, ...]:
     return tuple(sorted(chosen))
 
 
+#: The layer calls measured once more with a family's RoPE switch turned on (the table's
+#: ``layer_rule.rope_switch``): keyed ``"<model_type> <key>=<value>"``.
+SWITCHED_ON = {
+    "zamba2 use_mem_rope=true": ("zamba2", {"use_mem_rope": True}),
+    "granitemoehybrid position_embedding_type=rope": (
+        "granitemoehybrid",
+        {"position_embedding_type": "rope"},
+    ),
+}
+
+
 def measure_layer_calls(model_types: Iterable[str] | None = None) -> dict[str, str]:
-    """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` if None)."""
+    """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` and the
+    :data:`SWITCHED_ON` variants if None; a name of :data:`SWITCHED_ON` measures its
+    variant)."""
     import transformers
 
     transformers.logging.set_verbosity_error()
-    chosen = layer_call_types() if model_types is None else tuple(model_types)
-    return {mt: layer_calls(mt) for mt in sorted(chosen)}
+    chosen = (*layer_call_types(), *SWITCHED_ON) if model_types is None else tuple(model_types)
+    return {
+        name: layer_calls(*SWITCHED_ON[name]) if name in SWITCHED_ON else layer_calls(name)
+        for name in sorted(chosen)
+    }
 
 
 def counts(record: Mapping[str, str]) -> dict[str, int]:
