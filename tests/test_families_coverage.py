@@ -101,18 +101,46 @@ def test_coverage_counts() -> None:
     assert coverage.render(body["model_types"], body["layer_calls"]) == text
 
 
-#: Layer calls re-measured: hybrid (linear attention, state-space), NoPE, control.
-CALLS_SAMPLE = ("cohere2", "qwen3_next", "recurrent_gemma", "smollm3", "llama")
+#: Layer calls re-measured: hybrid (linear attention, state-space), NoPE, control, MLA with
+#: NoPE layers and an indexer (per-family tiny sizes), Mamba2 hybrid (per-family sizes).
+CALLS_SAMPLE = (
+    "cohere2",
+    "qwen3_next",
+    "recurrent_gemma",
+    "smollm3",
+    "llama",
+    "mistral_large4_text",
+    "zamba2",
+    "zamba2 use_mem_rope=true",
+)
+#: Families whose attention applies RoPE only when a key says so (the table's
+#: ``rope_switch``): measured at the class default (no layer calls it, and the decoder says
+#: none) and switched on (their attention layers call it, as the decoder says). Zamba2's
+#: shared attention reads ``use_mem_rope`` (default False, modeling_zamba2.py);
+#: GraniteMoeHybrid builds its rotary_emb only for ``position_embedding_type == "rope"``
+#: (default None; modeling_granitemoehybrid.py).
+SWITCHED = {
+    "zamba2": "matches: 0 of 8",
+    "zamba2 use_mem_rope=true": "matches: 1 of 8",
+    "granitemoehybrid": "matches: 0 of 8",
+    "granitemoehybrid position_embedding_type=rope": "matches: 1 of 8",
+}
+#: Layer calls measured: 24 model types and the 2 switched-on variants, all matching.
+LAYER_CALLS_COUNT = 26
 
 
 def test_layer_calls_are_current() -> None:
     """Tiny models of a sample call the rotary function in the layers the decoder says."""
     calls = json.loads(coverage.RECORD_PATH.read_text(encoding="utf-8"))["layer_calls"]
-    assert tuple(sorted(calls)) == coverage.layer_call_types()
+    assert tuple(sorted(calls)) == tuple(
+        sorted((*coverage.layer_call_types(), *coverage.SWITCHED_ON))
+    )
+    assert len(calls) == LAYER_CALLS_COUNT
     fresh = coverage.measure_layer_calls(CALLS_SAMPLE)
     assert fresh == {mt: calls[mt] for mt in CALLS_SAMPLE}
-    for model_type, value in calls.items():
-        assert value.startswith(("matches", "cannot build a tiny model: ")), model_type
+    assert [v for v in calls.values() if not v.startswith("matches")] == []
+    for name, start in SWITCHED.items():
+        assert calls[name].startswith(start), (name, calls[name])
 
 
 def test_every_non_match_has_a_reason() -> None:

@@ -39,6 +39,7 @@ reference code where it differs. Explained in chapter 8 of the book.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -490,6 +491,15 @@ def _layer_kinds(
     if hand and (hand.get("when") is None or text.get(hand["when"]) is not None):
         which = {i for i, t in enumerate(layer_types) if t == hand["layer_type"]}
         mark(which, f"{rule.model_type}'s full-attention layers skip RoPE")  # type: ignore[union-attr]
+    switch = layer_rule.get("rope_switch")
+    if switch:
+        value = text.get(switch["key"], switch["default"])
+        if value not in switch["on"]:
+            mark(
+                set(range(n)),
+                f"{switch['key']} {json.dumps(value)}: {rule.model_type}'s attention "  # type: ignore[union-attr]
+                f"applies RoPE only when it is {' or '.join(json.dumps(v) for v in switch['on'])}",
+            )
     if head_rope == 0:
         mark(set(range(n)), "qk_rope_head_dim 0: the MLA attention uses no positions")
     if rule is not None and not rule.rope:

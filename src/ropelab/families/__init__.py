@@ -84,7 +84,9 @@ class FamilyRule:
             ``attention``, ``state_space``…), ``interval`` (``every`` n-th layer, n read from
             ``keys`` or ``default``, when the config gives no ``layer_types``), ``nope``
             (``no_rope_layers`` or ``layer_rope_theta``), ``nope_interval`` and
-            ``nope_layer_type`` (hand: a layer type without RoPE, ``when`` a key is set).
+            ``nope_layer_type`` (hand: a layer type without RoPE, ``when`` a key is set),
+            ``rope_switch`` (hand: the key, its values that turn RoPE on, the class's
+            default; any other value leaves every attention layer without RoPE).
         derived: the defaults the config class computes from others (``head_dim`` from
             ``hidden_size // num_attention_heads``): a config giving those gets its own.
     """

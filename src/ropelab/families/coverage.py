@@ -23,7 +23,10 @@ or time. Which layers call the rotary function is measured on tiny models
 (:func:`layer_calls`: at most 8 layers keeping the pattern, hidden size 64, one forward pass
 of 5 tokens, the modeling module's ``apply_rotary…`` function counted per decoder layer) for
 every text model whose layers are not all attention with RoPE, and a few controls
-(``layer_calls`` in the record). A non-match carries ``; reason: …`` (:data:`REASONS`).
+(``layer_calls`` in the record); the generic tiny sizes (:data:`_TINY`) are completed per
+model type where a family's constraints need it (:data:`_TINY_FAMILY`: MoE groups, MLA,
+Mamba heads, indexers), and encoders of images, audio or video are not measured. A
+non-match carries ``; reason: …`` (:data:`REASONS`).
 
 Run ``python -m ropelab.families.coverage --write`` to rewrite ``coverage_5_23.json``.
 """
@@ -318,11 +321,59 @@ _TINY = {
     "lru_width": 64,
     "global_head_dim": 32,
 }
+#: Sizes of a tiny model per model type, over :data:`_TINY`, where the generic sizes break a
+#: constraint of the family's config class or modeling code (transformers 5.23). Each entry
+#: keeps the family's pattern of layers; only sizes (and, where the default stack has no
+#: layer of a kind, the list of layer types) change.
+_TINY_FAMILY: dict[str, dict[str, Any]] = {
+    # Group-limited MoE router (DeepseekV3TopkRouter): the 4 tiny experts are viewed as
+    # n_group groups of num_experts // n_group, so n_group (default 8) must divide 4 and
+    # topk_group must not exceed it. MLA sizes come from _TINY (16 + 8 = 24-wide q/k heads).
+    "deepseek_v3": {"n_group": 1, "topk_group": 1},
+    # The same router (BailingHybridMoeGate, default n_group 8), MLA full-attention layers
+    # and KDA linear-attention layers (head_dim is replaced by qk_rope_head_dim in the class);
+    # its to_dict spells the router's top-k num_experts_per_token (an attribute_map alias),
+    # so _TINY's num_experts_per_tok is not applied: 8 of 4 experts.
+    "bailing_hybrid": {"n_group": 1, "topk_group": 1, "num_experts_per_tok": 2},
+    # MLA with key/value latents expanded to every query head: the attention takes
+    # num_key_value_heads == num_attention_heads (the class default, 64 == 64); the DSA
+    # indexer's heads and top-k sized to the tiny model and its 5 tokens.
+    "mistral_large4_text": {
+        "num_key_value_heads": 4,
+        "index_n_heads": 2,
+        "index_head_dim": 16,
+        "index_topk": 4,
+    },
+    # The QSA indexer of the indexed-attention layers has no default sizes (all None: the
+    # default config cannot build a model); the class requires them together, positive,
+    # indexer_kv_heads == 1, indexer_budget divisible by indexer_compress_ratio, and the
+    # rotary dimension (head_dim 16) within indexer_head_dim.
+    "qwen4_exp_text": {
+        "indexer_n_heads": 2,
+        "indexer_kv_heads": 1,
+        "indexer_head_dim": 16,
+        "indexer_budget": 4,
+        "indexer_compress_ratio": 2,
+    },
+    # Mamba2 blocks: mamba_headdim = mamba_expand * hidden_size // n_mamba_heads (2 * 64 / 4;
+    # the class computes it, _TINY's 16 would override it); the shared attention block works
+    # on 2 * hidden_size with num_key_value_heads == num_attention_heads (the class default).
+    "zamba2": {"mamba_headdim": 32, "num_key_value_heads": 4},
+    # Mamba2 blocks (sizes from _TINY: mamba_d_head 32 = mamba_expand * hidden_size //
+    # mamba_n_heads, as the class checks). The default stack is Mamba only, which transformers
+    # cannot run (its cache has no attention layer to give the sequence length), so the tiny
+    # model interleaves attention as the released Granite 4.0-H does (every 4th layer here).
+    "granitemoehybrid": {
+        "mamba_chunk_size": 8,
+        "shared_intermediate_size": 32,
+        "layer_types": ["linear_attention"] * 3 + ["full_attention"] + ["linear_attention"] * 4,
+    },
+}
 
 
-def _tiny_config(model_type: str) -> Any:
+def _tiny_config(model_type: str, settings: Mapping[str, Any] | None = None) -> Any:
     """The default config made tiny: small sizes, at most 8 layers (more where needed to keep
-    every kind of layer), per-layer lists cut to match."""
+    every kind of layer), per-layer lists cut to match; ``settings`` last."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     base = CONFIG_MAPPING[model_type]()
@@ -343,6 +394,8 @@ def _tiny_config(model_type: str) -> Any:
             overrides[key] = [i for i in values[key] if i < small]
     if "qk_rope_head_dim" in values:
         overrides.pop("head_dim", None)  # MLA: the head is qk_nope + qk_rope
+    overrides.update(_TINY_FAMILY.get(model_type, {}))
+    overrides.update(settings or {})
     pad = values.get("pad_token_id")
     if "vocab_size" in overrides and isinstance(pad, int):
         overrides["vocab_size"] = max(overrides["vocab_size"], pad + 1)
@@ -359,11 +412,13 @@ def _decoder_layers(model: Any, n: int) -> list[Any]:
     raise ValueError(f"no list of {n} decoder layers in {type(model).__name__}")
 
 
-def layer_calls(model_type: str) -> str:
+def layer_calls(model_type: str, settings: Mapping[str, Any] | None = None) -> str:
     """Which layers call the rotary function, measured on a tiny model and compared with the
     decoder's layer kinds: ``"matches: …"``, ``"differs: …"`` or ``"cannot build a tiny
     model: <reason>"``. The modeling module's ``apply_rotary_pos_emb`` (and any other rotary
-    function the table lists) is wrapped; each call is counted for the decoder layer running."""
+    function the table lists) is wrapped; each call is counted for the decoder layer running.
+    ``settings`` are config keys set on the tiny model (a family's switch, e.g. Zamba2's
+    ``use_mem_rope``)."""
     import torch
     from transformers import AutoModel
 
@@ -372,7 +427,7 @@ def layer_calls(model_type: str) -> str:
     rule = family(model_type)
     assert rule is not None
     try:
-        config = _tiny_config(model_type)
+        config = _tiny_config(model_type, settings)
         torch.manual_seed(0)
         model = AutoModel.from_config(config).eval()
         n = config.num_hidden_layers
@@ -430,7 +485,10 @@ def layer_calls(model_type: str) -> str:
 def layer_call_types() -> tuple[str, ...]:
     """The model types whose layer calls are measured: every text model (no sub-configs)
     whose default config the decoder reads with a layer that is not attention with RoPE,
-    and the :data:`CONTROLS`."""
+    and the :data:`CONTROLS`. Encoders of images, audio or video (their config class named
+    as :data:`_ENCODER_CLASS` says, e.g. ``Lfm3VlVisionConfig``) are not measured: their
+    layers take patches or frames, not tokens, and their rope is outside a text decoder's
+    config (``model_types`` gives each one's reason)."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     from ..config_fields import normalize_config
@@ -438,7 +496,7 @@ def layer_call_types() -> tuple[str, ...]:
     chosen = set(CONTROLS)
     for model_type in rope_families():
         rule = family(model_type)
-        if rule is None or rule.sub_configs:
+        if rule is None or rule.sub_configs or _ENCODER_CLASS.search(rule.config_class):
             continue
         try:
             kinds = normalize_config(CONFIG_MAPPING[model_type]().to_dict()).layer_kinds
@@ -449,13 +507,29 @@ def layer_call_types() -> tuple[str, ...]:
     return tuple(sorted(chosen))
 
 
+#: The layer calls measured once more with a family's RoPE switch turned on (the table's
+#: ``layer_rule.rope_switch``): keyed ``"<model_type> <key>=<value>"``.
+SWITCHED_ON = {
+    "zamba2 use_mem_rope=true": ("zamba2", {"use_mem_rope": True}),
+    "granitemoehybrid position_embedding_type=rope": (
+        "granitemoehybrid",
+        {"position_embedding_type": "rope"},
+    ),
+}
+
+
 def measure_layer_calls(model_types: Iterable[str] | None = None) -> dict[str, str]:
-    """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` if None)."""
+    """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` and the
+    :data:`SWITCHED_ON` variants if None; a name of :data:`SWITCHED_ON` measures its
+    variant)."""
     import transformers
 
     transformers.logging.set_verbosity_error()
-    chosen = layer_call_types() if model_types is None else tuple(model_types)
-    return {mt: layer_calls(mt) for mt in sorted(chosen)}
+    chosen = (*layer_call_types(), *SWITCHED_ON) if model_types is None else tuple(model_types)
+    return {
+        name: layer_calls(*SWITCHED_ON[name]) if name in SWITCHED_ON else layer_calls(name)
+        for name in sorted(chosen)
+    }
 
 
 def counts(record: Mapping[str, str]) -> dict[str, int]:

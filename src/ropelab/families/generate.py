@@ -157,6 +157,17 @@ HAND: dict[str, dict[str, Any]] = {
         "why": "Exaone4Attention skips RoPE on full-attention layers when the config has a "
         "sliding window (is_sliding or sliding_window is None, modeling_exaone4.py)",
     },
+    "zamba2": {
+        "rope_switch": {"key": "use_mem_rope", "on": [True]},
+        "why": "Zamba2's shared attention builds and applies its rotary embedding only when "
+        "use_mem_rope is true (modeling_zamba2.py, Zamba2Attention and Zamba2Model); the "
+        "class default is false",
+    },
+    "granitemoehybrid": {
+        "rope_switch": {"key": "position_embedding_type", "on": ["rope"]},
+        "why": "GraniteMoeHybridModel builds rotary_emb only when position_embedding_type is "
+        "'rope' (modeling_granitemoehybrid.py); the class default is None",
+    },
     "gemma3_text": {
         "defaults": {"head_dim": 256, "num_attention_heads": 8},
         "why": "the released Gemma 3 4B text_config lacks head_dim and num_attention_heads; "
@@ -438,6 +449,9 @@ def _layer_rule(model_type: str, config: Any, package: _Package) -> dict[str, An
     hand = HAND.get(model_type, {})
     if "nope" in hand:
         rule["nope_layer_type"] = {"layer_type": hand["nope"], "when": hand.get("when")}
+    if "rope_switch" in hand:
+        switch = hand["rope_switch"]
+        rule["rope_switch"] = {**switch, "default": _plain(getattr(config, switch["key"], None))}
     return rule
 
 
