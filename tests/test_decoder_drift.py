@@ -372,9 +372,45 @@ def cases() -> list[str]:
 #: Configs of each reading issue 38 added (config_fields): an encoder-decoder's decoder
 #: sub-config, attribute_map spellings, an MLA partial factor on the whole head, rope dicts of
 #: absent layer types, an interval offset (0 too) and the last-layer override; and two
-#: configs that divided by zero: a rotary_dim alias on an MLA head without rotated part (an
+#: configs that divided by zero (and a family's RoPE switch, first): a rotary_dim alias on an MLA head without rotated part (an
 #: error naming rotary_dim) and NTK-alpha on a 2-wide head (an error naming head_dim).
 FEATURE_CONFIGS: list[dict[str, Any]] = [
+    # a family's RoPE switch (the table's rope_switch): off by default, on, Python's 1 == True
+    {"model_type": "zamba2", "hidden_size": 256, "num_attention_heads": 4, "num_hidden_layers": 8},
+    {
+        "model_type": "zamba2",
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 8,
+        "use_mem_rope": True,
+    },
+    {
+        "model_type": "zamba2",
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 8,
+        "use_mem_rope": 1,
+    },
+    {
+        "model_type": "zamba2",
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 8,
+        "use_mem_rope": None,
+    },
+    {
+        "model_type": "granitemoehybrid",
+        "head_dim": 64,
+        "num_hidden_layers": 4,
+        "position_embedding_type": "nope",
+    },
+    {
+        "model_type": "granitemoehybrid",
+        "head_dim": 64,
+        "num_hidden_layers": 4,
+        "layer_types": ["mamba", "mamba", "mamba", "attention"],
+        "position_embedding_type": "rope",
+    },
     {
         "model_type": "t5gemma2",
         "decoder": {"num_hidden_layers": 7, "head_dim": 64, "num_attention_heads": 4},

@@ -442,6 +442,11 @@ KIND_WORDS = {
 }
 
 
+def _json(value: Any) -> str:
+    """``value`` as the browser's ``JSON.stringify`` writes it (compact)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def _layer_kinds(
     text: Mapping[str, Any],
     rule: FamilyRule | None,
@@ -497,8 +502,8 @@ def _layer_kinds(
         if value not in switch["on"]:
             mark(
                 set(range(n)),
-                f"{switch['key']} {json.dumps(value)}: {rule.model_type}'s attention "  # type: ignore[union-attr]
-                f"applies RoPE only when it is {' or '.join(json.dumps(v) for v in switch['on'])}",
+                f"{switch['key']} {_json(value)}: {rule.model_type}'s attention "  # type: ignore[union-attr]
+                f"applies RoPE only when it is {' or '.join(_json(v) for v in switch['on'])}",
             )
     if head_rope == 0:
         mark(set(range(n)), "qk_rope_head_dim 0: the MLA attention uses no positions")

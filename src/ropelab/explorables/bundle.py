@@ -309,8 +309,6 @@ FAMILY_DEFAULTS = (
     "rope_parameters",
     "rope_theta",
 )
-#: The keys of a family's ``layer_rule`` the reader evaluates.
-FAMILY_LAYER_RULE = ("field", "names", "interval", "pattern", "nope_interval", "nope_layer_type")
 
 
 def family_table(entries: Mapping[str, Any] | None = None) -> str:
@@ -318,7 +316,7 @@ def family_table(entries: Mapping[str, Any] | None = None) -> str:
     the table's order), holding what the config reader needs: ``rope`` (false only, for a
     model without a rotary embedding: its layers are read as NoPE, unlike an unknown type's),
     ``defaults`` (:data:`FAMILY_DEFAULTS`), ``derived`` (those the class computes),
-    ``aliases``, ``layer_rule`` (:data:`FAMILY_LAYER_RULE`) and ``sub_configs`` (only the
+    ``aliases``, ``layer_rule`` (whole: a rule added to the table reaches the browser) and ``sub_configs`` (only the
     decoder keys :func:`ropelab.config_fields.normalize_config` reads,
     ``config_fields._DECODER_KEYS``); empty fields left out."""
     from ..config_fields import _DECODER_KEYS
@@ -341,9 +339,8 @@ def family_table(entries: Mapping[str, Any] | None = None) -> str:
             out["derived"] = derived
         if entry.get("aliases"):
             out["aliases"] = dict(entry["aliases"])
-        rule = {k: v for k, v in (entry.get("layer_rule") or {}).items() if k in FAMILY_LAYER_RULE}
-        if rule:
-            out["layer_rule"] = rule
+        if entry.get("layer_rule"):
+            out["layer_rule"] = dict(entry["layer_rule"])
         subs = {k: v for k, v in (entry.get("sub_configs") or {}).items() if k in _DECODER_KEYS}
         if subs:
             out["sub_configs"] = subs

@@ -144,6 +144,8 @@ function layerNamesOf(text, rule, numLayers) {
   return [];
 }
 
+const isScalar = (v) => typeof v === 'number' || typeof v === 'boolean';
+
 // Each layer's kind and the reasons of those without RoPE (config_fields._layer_kinds).
 function layerKindsOf(text, rule, numLayers, types, headRope) {
   const n = numLayers !== null ? numLayers : types.length;
@@ -178,6 +180,16 @@ function layerKindsOf(text, rule, numLayers, types, headRope) {
   const hand = layerRule.nope_layer_type;
   if (truthy(hand) && (get(hand, 'when') === null || get(text, hand.when) !== null)) {
     mark(core.range(types.length).filter((i) => types[i] === hand.layer_type), `${rule.model_type}'s full-attention layers skip RoPE`);
+  }
+  const ropeSwitch = layerRule.rope_switch;
+  if (truthy(ropeSwitch)) {
+    const value = has(text, ropeSwitch.key) ? text[ropeSwitch.key] : ropeSwitch.default;
+    // Python's `in`: True == 1, 1 == 1.0
+    const same = (a, b) => (isScalar(a) && isScalar(b) ? Number(a) === Number(b) : a === b);
+    if (!ropeSwitch.on.some((on) => same(value, on))) {
+      const words = ropeSwitch.on.map((on) => JSON.stringify(on)).join(' or ');
+      mark(core.range(n), `${ropeSwitch.key} ${JSON.stringify(value)}: ${rule.model_type}'s attention applies RoPE only when it is ${words}`);
+    }
   }
   if (headRope === 0) {
     mark(core.range(n), 'qk_rope_head_dim 0: the MLA attention uses no positions');
