@@ -152,7 +152,8 @@ def _special(model_type: str) -> bool:
     return bool(
         rule.aliases
         or model_type in config_fields.RULES
-        or {"interval", "pattern", "nope_interval", "nope_layer_type"} & set(layer_rule)
+        or {"interval", "pattern", "nope_interval", "nope_layer_type", "rope_switch"}
+        & set(layer_rule)
         or (rule.rope and (odd_names or odd_field))
     )
 
@@ -334,8 +335,11 @@ def table_spellings(
         config[layer_rule["nope_interval"]["key"]] = int(pick([2, 4]))
     field = layer_rule.get("field")
     names = sorted(layer_rule.get("names", {}))
-    if field not in (None, "num_hidden_layers") and len(names) > 1 and rng.random() < 0.5:
+    if field not in (None, "num_hidden_layers") and len(names) > 1 and rng.random() < 0.75:
         config[field] = [pick(names) for _ in range(layers)]
+    switch = layer_rule.get("rope_switch")
+    if switch and rng.random() < 0.75:  # on, or another value (the class's default)
+        config[switch["key"]] = pick([*switch["on"], switch["default"]])
     if rule.defaults.get("qk_rope_head_dim") is not None and rng.random() < 0.5:
         config["qk_rope_head_dim"] = int(pick([0, 32, 64]))
         config["qk_nope_head_dim"] = 128

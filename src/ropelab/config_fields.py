@@ -65,7 +65,6 @@ __all__ = [
 #: Legacy rope type names and what transformers reads them as.
 LEGACY_TYPE_NAMES = {"su": "longrope", "mrope": "default"}
 
-_PHI3_TYPES = ("phi3", "phi4_multimodal")
 _ORIGINAL_LENGTH_TYPES = ("yarn", "longrope", "llama3")
 _DEFAULT_THETA = 10_000.0
 
@@ -97,6 +96,13 @@ RULES: dict[str, tuple[str, ...]] = {
     "diffusion_gemma_text": ("global_head_dim",),
     "embedding_gemma2": ("global_head_dim",),
     "embedding_gemma2_text": ("global_head_dim",),
+    # Phi-3: a rope dict naming "yarn" is LongRoPE (configuration_phi3.py, Phi3Config's
+    # _rope_parameters_validation renames it; phi4_multimodal inherits it).
+    "phi3": ("yarn_is_longrope",),
+    "phi4_multimodal": ("yarn_is_longrope",),
+    # EXAONE 4: without a sliding window every layer is full attention
+    # (configuration_exaone4.py, Exaone4Config builds layer_types so).
+    "exaone4": ("no_window_all_full",),
 }
 # Ministral 3's llama_4_scaling_beta is a key of the rope dict, read for every family.
 _GLOBAL_HEAD_DIM = 512  # Gemma4TextConfig's global_head_dim
@@ -104,6 +110,16 @@ _GLOBAL_HEAD_DIM = 512  # Gemma4TextConfig's global_head_dim
 
 def _rules(model_type: str) -> tuple[str, ...]:
     return RULES.get(model_type, ())
+
+
+def _yarn_is_longrope(name: str) -> str | None:
+    """Phi-3's rename: ``"yarn"`` is read as ``"longrope"`` (Phi3Config); None otherwise."""
+    return "longrope" if name == "yarn" else None
+
+
+def _no_window_all_full(text: Mapping[str, Any], num_layers: int) -> list[str] | None:
+    """EXAONE 4 without ``sliding_window``: every layer full attention (Exaone4Config)."""
+    return ["full_attention"] * num_layers if text.get("sliding_window") is None else None
 
 
 @dataclass(frozen=True)
@@ -310,8 +326,8 @@ def _rope_type(params: Mapping[str, Any], model_type: str, notes: list[str]) -> 
     if not isinstance(name, str):
         return name
     renamed = LEGACY_TYPE_NAMES.get(name)
-    if model_type in _PHI3_TYPES and name == "yarn":
-        renamed = "longrope"
+    if "yarn_is_longrope" in _rules(model_type):
+        renamed = _yarn_is_longrope(name) or renamed
     if renamed is not None:
         notes.append(f"legacy rope type {name!r} read as {renamed!r}")
         return renamed
@@ -382,8 +398,10 @@ def _layer_names(
             return [str(given[i % len(given)]) for i in range(num_layers)]
     interval = layer_rule.get("interval")
     if interval:
-        if model_type == "exaone4" and text.get("sliding_window") is None:
-            return ["full_attention"] * num_layers  # Exaone4Config: no window, all full
+        if "no_window_all_full" in _rules(model_type):
+            every_layer = _no_window_all_full(text, num_layers)
+            if every_layer is not None:
+                return every_layer
         n = _interval_value(text, interval["keys"], interval["default"])
         spec = interval.get("offset")
         offset = n - 1 if spec is None else _interval_value(text, spec["keys"], spec["default"], 0)

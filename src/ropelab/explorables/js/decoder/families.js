@@ -121,8 +121,11 @@ function layerNamesOf(text, rule, numLayers) {
   }
   const interval = layerRule.interval;
   if (truthy(interval)) {
-    if (modelType === 'exaone4' && get(text, 'sliding_window') === null) {
-      return core.range(numLayers).map(() => 'full_attention'); // Exaone4Config: all full
+    if (rulesOf(modelType).includes('no_window_all_full')) {
+      const everyLayer = RULE_CODE.no_window_all_full(text, numLayers);
+      if (everyLayer !== null) {
+        return everyLayer;
+      }
     }
     const every = intervalValue(text, interval.keys, interval.default);
     const spec = get(interval, 'offset');

@@ -2,8 +2,6 @@
 // (b) Reading a config (ropelab.config_fields.normalize_config)
 // ---------------------------------------------------------------------------------------
 
-const PHI3 = ['phi3', 'phi4_multimodal']; // config_fields._PHI3_TYPES: 'yarn' read as longrope
-
 function ropeType(params, modelType) {
   let name;
   if (has(params, 'rope_type')) {
@@ -17,8 +15,8 @@ function ropeType(params, modelType) {
     return name;
   }
   let renamed = has(LEGACY_TYPE_NAMES, name) ? LEGACY_TYPE_NAMES[name] : null;
-  if (PHI3.includes(modelType) && name === 'yarn') {
-    renamed = 'longrope';
+  if (rulesOf(modelType).includes('yarn_is_longrope')) {
+    renamed = RULE_CODE.yarn_is_longrope(name) || renamed;
   }
   return renamed === null ? name : renamed;
 }

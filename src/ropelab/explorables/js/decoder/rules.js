@@ -80,5 +80,9 @@ const RULE_CODE = {
     return scaledFullPlainSliding(types, full, slidingTheta, partial, layerConfig);
   },
   // Gemma 4: the full-attention layers' own head size, global_head_dim (Gemma4TextConfig)
+  // Phi-3 reads a rope dict naming 'yarn' as longrope (config_fields._yarn_is_longrope)
+  yarn_is_longrope: (name) => (name === 'yarn' ? 'longrope' : null),
+  // EXAONE 4 without a sliding window: every layer full attention (_no_window_all_full)
+  no_window_all_full: (text, numLayers) => (get(text, 'sliding_window') === null ? core.range(numLayers).map(() => 'full_attention') : null),
   global_head_dim: (text) => checkCount(has(text, 'global_head_dim') ? text.global_head_dim : GLOBAL_HEAD_DIM, 'global_head_dim'),
 };
