@@ -888,46 +888,45 @@ def yarn_config_errors(max_position_embeddings: int = 32768) -> dict[str, str]:
         "factor missing": {"original_max_position_embeddings": 8192},
         "factor null": {"factor": None, "original_max_position_embeddings": 8192},
     }
-    from transformers.utils import logging as hf_logging
 
-    results: dict[str, str] = {}
-    log = logging.getLogger("transformers")
-    for label, keys in cases.items():
-        params = {"rope_type": "yarn", "rope_theta": 10000.0, **keys}
-        stream = io.StringIO()
-        handler = logging.StreamHandler(stream)
-        handler.setLevel(logging.WARNING)
-        hf_logging.disable_default_handler()
-        log.addHandler(handler)
+    def build(params: dict[str, Any]) -> str:
         try:
             config = LlamaConfig(
                 max_position_embeddings=max_position_embeddings, rope_parameters=params
             )
-            got = config.rope_parameters
-            results[label] = (
-                f"accepted: original {got.get('original_max_position_embeddings')}, "
-                f"factor {got.get('factor')}"
-            )
         except Exception as error:
             text = " ".join(str(error).split())
-            results[label] = f"{type(error).__name__}: {text}"
-        finally:
-            log.removeHandler(handler)
-            hf_logging.enable_default_handler()
-        if stream.getvalue().strip():
-            results[f"{label} (warning)"] = stream.getvalue().strip().splitlines()[0]
+            return f"{type(error).__name__}: {text}"
+        got = config.rope_parameters
+        return (
+            f"accepted: original {got.get('original_max_position_embeddings')}, "
+            f"factor {got.get('factor')}"
+        )
+
+    results: dict[str, str] = {}
+    for label, keys in cases.items():
+        params = {"rope_type": "yarn", "rope_theta": 10000.0, **keys}
+        results[label], warnings = logged_warnings(lambda params=params: build(params))
+        if warnings:
+            results[f"{label} (warning)"] = warnings[0]
     return results
 
 
 def logged_warnings(make: Callable[[], Any]) -> tuple[Any, list[str]]:
     """Call ``make()`` and return its result with the first line of each message transformers
-    logged at warning level or above meanwhile (its own handler is muted for the call)."""
+    logged at warning level or above meanwhile (its own handler is muted for the call).
+
+    A message transformers logs once per process (``logger.warning_once``) is logged again
+    here, and the log level is warning for the call, whatever ran before."""
     from transformers.utils import logging as hf_logging
 
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setLevel(logging.WARNING)
     log = logging.getLogger("transformers")
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_warning()
+    hf_logging.warning_once.cache_clear()
     hf_logging.disable_default_handler()
     log.addHandler(handler)
     try:
@@ -935,6 +934,7 @@ def logged_warnings(make: Callable[[], Any]) -> tuple[Any, list[str]]:
     finally:
         log.removeHandler(handler)
         hf_logging.enable_default_handler()
+        hf_logging.set_verbosity(level)
     lines = [line for line in stream.getvalue().splitlines() if line.strip()]
     return result, lines
 

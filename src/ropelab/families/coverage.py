@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from . import family, rope_families
+from .generate import quiet_transformers
 
 __all__ = ["RECORD_PATH", "RTOL", "classify", "counts", "main", "measure", "render"]
 
@@ -275,12 +276,11 @@ def _classify(model_type: str) -> str:
     return _compare(hf, ours)
 
 
+@quiet_transformers
 def measure(model_types: Iterable[str] | None = None) -> dict[str, str]:
     """``{model_type: classification}`` for the given model types (all with RoPE if None)."""
     import torch
-    import transformers
 
-    transformers.logging.set_verbosity_error()
     torch.manual_seed(0)
     chosen = rope_families() if model_types is None else tuple(model_types)
     return {mt: classify(mt) for mt in sorted(chosen)}
@@ -518,13 +518,11 @@ SWITCHED_ON = {
 }
 
 
+@quiet_transformers
 def measure_layer_calls(model_types: Iterable[str] | None = None) -> dict[str, str]:
     """``{model_type: layer_calls(model_type)}`` (:func:`layer_call_types` and the
     :data:`SWITCHED_ON` variants if None; a name of :data:`SWITCHED_ON` measures its
     variant)."""
-    import transformers
-
-    transformers.logging.set_verbosity_error()
     chosen = (*layer_call_types(), *SWITCHED_ON) if model_types is None else tuple(model_types)
     return {
         name: layer_calls(*SWITCHED_ON[name]) if name in SWITCHED_ON else layer_calls(name)

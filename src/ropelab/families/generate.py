@@ -35,7 +35,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -524,8 +524,24 @@ def _layer_kinds(model_type: str, config: Any, package: _Package, used: set[str]
 def _transformers() -> Any:
     import transformers  # lazy: only the generator and the coverage measurement need it
 
-    transformers.logging.set_verbosity_error()
     return transformers
+
+
+def quiet_transformers(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with transformers' log at errors only while it runs, then the caller's
+    level again (a test after it may expect a warning)."""
+
+    @functools.wraps(function)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        logging = _transformers().logging
+        level = logging.get_verbosity()
+        logging.set_verbosity_error()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            logging.set_verbosity(level)
+
+    return quiet
 
 
 def _sub_configs(config: Any) -> dict[str, str]:
@@ -580,6 +596,7 @@ def _with_hand(model_type: str, fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+@quiet_transformers
 def defaults(model_type: str) -> dict[str, Any]:
     """The ``defaults`` entry of one model type, from its config class only (no modeling
     source is read): what the table test recomputes for every model type with RoPE."""
@@ -629,6 +646,7 @@ def _entry(model_type: str, config_class: str, module: str, root: Path) -> dict[
     return entry
 
 
+@quiet_transformers
 def generate(model_types: Iterable[str] | None = None) -> dict[str, Any]:
     """The table, fresh from the installed transformers (which must be the pinned release).
 
