@@ -125,6 +125,9 @@ function render(out, record, lang) {
     el('p', {}, out, note);
   }
   el('h5', {}, out, texts.gguf.heading);
+  if (!texts.gguf.rows.length) {
+    el('p', {}, out, texts.gguf.none);
+  }
   const gguf = el('table', { class: 'ropelab-decoder-gguf' }, out);
   for (const [key, value] of texts.gguf.rows) {
     const tr = el('tr', {}, gguf);

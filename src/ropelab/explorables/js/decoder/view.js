@@ -56,6 +56,7 @@ const WORDS = {
     softmax: (r) => `softmax scale 1/√${r.head_dim} × ${explore.format.fixed(r.softmax_scale, 6)}`,
     temperature: (t) => `query temperature (${t.source}): 1 + ${g(t.beta)} ln(1 + ⌊(m + ${t.offset}) / ${n0(t.length)}⌋)`,
     gguf: 'GGUF keys (llama.cpp)',
+    ggufNone: 'none: llama.cpp\'s converter writes no rope key for this config',
     figure: (type) => `frequencies of ${type} against plain RoPE`,
     axis: 'plane i',
     plain: 'plain RoPE, same base',
@@ -78,6 +79,7 @@ const WORDS = {
     softmax: (r) => `softmax 缩放 1/√${r.head_dim} × ${explore.format.fixed(r.softmax_scale, 6)}`,
     temperature: (t) => `查询的温度系数（${t.source}）：1 + ${g(t.beta)} ln(1 + ⌊(m + ${t.offset}) / ${n0(t.length)}⌋)`,
     gguf: 'GGUF 键（llama.cpp）',
+    ggufNone: '无：llama.cpp 的转换器不为此配置写任何 rope 键',
     figure: (type) => `${type} 的频率与普通 RoPE 的对比`,
     axis: '子空间 i',
     plain: '普通 RoPE，同一底数',
@@ -163,7 +165,7 @@ function view(record, lang) {
     layers: layers,
     layerMap: layerMap,
     notes: notes,
-    gguf: { heading: w.gguf, rows: record.gguf.map(([key, value]) => [key, show(value)]) },
+    gguf: { heading: w.gguf, none: w.ggufNone, rows: record.gguf.map(([key, value]) => [key, show(value)]) },
   };
 }
 
