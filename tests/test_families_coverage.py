@@ -125,8 +125,8 @@ SWITCHED = {
     "granitemoehybrid": "matches: 0 of 8",
     "granitemoehybrid position_embedding_type=rope": "matches: 1 of 8",
 }
-#: Layer calls measured: 24 model types and the 2 switched-on variants, all matching.
-LAYER_CALLS_COUNT = 26
+#: Layer calls measured: 25 model types and the 2 switched-on variants, all matching.
+LAYER_CALLS_COUNT = 27
 
 
 def test_layer_calls_are_current() -> None:
@@ -150,3 +150,31 @@ def test_every_non_match_has_a_reason() -> None:
         if not value.startswith("matches"):
             assert "; reason: " in value, model_type
             assert coverage.reason(model_type, value.split("; reason: ")[0]), model_type
+
+
+def test_the_decoder_reads_every_default_config_layer_by_layer_as_the_table_does() -> None:
+    """For every model type with RoPE whose layer kinds the table holds (read from the config
+    class, or by hand where the modeling code decides), the decoder reads the class's default
+    config (``to_dict()``, as a released config.json spells it) into the same kind per layer:
+    Bamba's ``attn_layer_indices``, LongCat-Flash's ``num_layers``, the RoPE switches of
+    Zamba2 and GraniteMoeHybrid included."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    from ropelab.config_fields import normalize_config
+
+    entries = families.table()["model_types"]
+    compared, differ = 0, {}
+    for model_type, entry in entries.items():
+        expected = entry.get("layer_kinds")
+        if not entry.get("rope") or not expected:
+            continue
+        try:
+            fields = normalize_config(CONFIG_MAPPING[model_type]().to_dict())
+        except ValueError:
+            continue  # listed in the coverage record with its reason
+        kinds = list(fields.layer_kinds) or ["rope"] * (fields.num_layers or 0)
+        compared += 1
+        if kinds != expected:
+            differ[model_type] = (kinds[:6], expected[:6])
+    assert differ == {}
+    assert compared >= 230

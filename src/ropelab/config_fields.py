@@ -396,6 +396,11 @@ def _layer_names(
             return list(given[:num_layers])
         if isinstance(given, list) and given:
             return [str(given[i % len(given)]) for i in range(num_layers)]
+    indices = layer_rule.get("indices")
+    if indices:  # attention layers listed by index (Bamba's attn_layer_indices)
+        listed = text.get(indices["key"], indices["default"])
+        chosen = set(listed) if isinstance(listed, list) else set()
+        return [indices["every"] if i in chosen else indices["else"] for i in range(num_layers)]
     interval = layer_rule.get("interval")
     if interval:
         if "no_window_all_full" in _rules(model_type):
@@ -634,6 +639,10 @@ def normalize_config(config: Any) -> RopeFields:
 
     num_layers = text.get("num_hidden_layers")
     num_layers = None if num_layers is None else check_count(num_layers, "num_hidden_layers")
+    count = ((rule.layer_rule if rule is not None else None) or {}).get("count")
+    if num_layers is None and count and text.get(count["key"]) is not None:
+        # num_hidden_layers is the class's property: count["times"] per num_layers
+        num_layers = check_count(text[count["key"]], count["key"]) * count["times"]
     max_len = text.get("max_position_embeddings")
     max_len = None if max_len is None else check_count(max_len, "max_position_embeddings")
     num_heads = text.get("num_attention_heads")

@@ -368,6 +368,9 @@ _TINY_FAMILY: dict[str, dict[str, Any]] = {
         "shared_intermediate_size": 32,
         "layer_types": ["linear_attention"] * 3 + ["full_attention"] + ["linear_attention"] * 4,
     },
+    # Bamba: the same (its default attn_layer_indices is None: Mamba only, which transformers
+    # cannot run); one attention layer by index, as its released configs list them.
+    "bamba": {"mamba_chunk_size": 8, "attn_layer_indices": [3]},
 }
 
 

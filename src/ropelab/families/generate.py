@@ -437,6 +437,25 @@ def _layer_rule(model_type: str, config: Any, package: _Package) -> dict[str, An
         found = _interval(names) if field == "layer_types" else None
         if found is not None:
             rule["interval"] = _interval_rule(type(config), found)
+    values = config.to_dict()
+    if "attn_layer_indices" in values and field in ("layer_types", "layers_block_type"):
+        # Bamba: the attention layers are listed by index, the rest are Mamba blocks
+        probe = [
+            str(x)
+            for x in getattr(type(config)(num_hidden_layers=4, attn_layer_indices=[1]), field)
+        ]
+        rule["indices"] = {
+            "key": "attn_layer_indices",
+            "default": _plain(values["attn_layer_indices"]),
+            "every": probe[1],
+            "else": probe[0],
+        }
+        rule.setdefault("names", {}).setdefault(probe[1], _KIND_OF_NAME[probe[1]])
+    layers = values.get("num_layers")
+    if "num_hidden_layers" not in values and isinstance(layers, int) and layers > 0:
+        # LongCat-Flash: num_hidden_layers is a property, num_layers times a whole number
+        if n % layers == 0:
+            rule["count"] = {"key": "num_layers", "times": n // layers}
     bases = getattr(config, "layer_rope_theta", None)
     flags = getattr(config, "no_rope_layers", None)
     if isinstance(bases, (list, tuple)):
@@ -468,6 +487,9 @@ def _layer_kinds(model_type: str, config: Any, package: _Package, used: set[str]
     kinds, key, reason = _kinds_from_config(config, n)
     if kinds is None:
         return {"layer_kinds": None, "reason": reason}
+    if "linear_attention" in kinds and any(_STATE_SPACE_CLASS.search(x) for x in package.names):
+        # transformers names Mamba blocks linear_attention; the package says which they are
+        kinds = ["state_space" if k == "linear_attention" else k for k in kinds]
     source = "config-class"
     nope_flags = getattr(config, "no_rope_layers", None)
     attention_rope = ["rope" if k == "attention" else k for k in kinds]
@@ -495,6 +517,13 @@ def _layer_kinds(model_type: str, config: Any, package: _Package, used: set[str]
                 "nope" if k == "rope" and t == rule["nope"] else k
                 for k, t in zip(attention_rope, names, strict=True)
             ]
+        source = "hand"
+        out["hand"] = rule["why"]
+    elif model_type in HAND and "rope_switch" in HAND[model_type]:
+        rule = HAND[model_type]
+        switch = rule["rope_switch"]
+        if getattr(config, switch["key"], None) not in switch["on"]:
+            attention_rope = ["nope" if k == "rope" else k for k in attention_rope]
         source = "hand"
         out["hand"] = rule["why"]
     else:

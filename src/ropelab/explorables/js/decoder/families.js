@@ -119,6 +119,12 @@ function layerNamesOf(text, rule, numLayers) {
       return core.range(numLayers).map((i) => String(given[i % given.length]));
     }
   }
+  const indices = layerRule.indices;
+  if (truthy(indices)) { // attention layers listed by index (Bamba's attn_layer_indices)
+    const listed = has(text, indices.key) ? text[indices.key] : indices.default;
+    const chosen = new Set(Array.isArray(listed) ? listed : []);
+    return core.range(numLayers).map((i) => (chosen.has(i) ? indices.every : indices.else));
+  }
   const interval = layerRule.interval;
   if (truthy(interval)) {
     if (rulesOf(modelType).includes('no_window_all_full')) {

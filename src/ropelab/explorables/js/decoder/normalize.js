@@ -59,6 +59,10 @@ function normalizeConfig(raw) {
   params = Object.assign({}, params);
   let numLayers = get(text, 'num_hidden_layers');
   numLayers = numLayers === null ? null : checkCount(numLayers, 'num_hidden_layers');
+  const count = rule === null ? null : get(rule.layer_rule, 'count');
+  if (numLayers === null && truthy(count) && get(text, count.key) !== null) {
+    numLayers = checkCount(text[count.key], count.key) * count.times; // a property of the class
+  }
   let maxLen = get(text, 'max_position_embeddings');
   maxLen = maxLen === null ? null : checkCount(maxLen, 'max_position_embeddings');
   let numHeads = get(text, 'num_attention_heads');
