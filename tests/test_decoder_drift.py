@@ -379,6 +379,10 @@ def cases() -> list[str]:
 #: configs that divided by zero (and a family's RoPE switch, first): a rotary_dim alias on an MLA head without rotated part (an
 #: error naming rotary_dim) and NTK-alpha on a 2-wide head (an error naming head_dim).
 FEATURE_CONFIGS: list[dict[str, Any]] = [
+    # attention layers listed by index (Bamba), the layer count from num_layers (LongCat)
+    {"model_type": "bamba", "head_dim": 64, "num_hidden_layers": 8, "attn_layer_indices": [1, 5]},
+    {"model_type": "bamba", "head_dim": 64, "num_hidden_layers": 4},
+    {"model_type": "longcat_flash", "num_layers": 3, "head_dim": 64},
     # a family's RoPE switch (the table's rope_switch): off by default, on, Python's 1 == True
     {"model_type": "zamba2", "hidden_size": 256, "num_attention_heads": 4, "num_hidden_layers": 8},
     {
