@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import MAPPED_FIELDS
+from . import LAYER_KINDS, MAPPED_FIELDS
 
 __all__ = [
     "ALIASES",
@@ -61,9 +61,6 @@ __all__ = [
 TABLE_PATH = Path(__file__).with_name("transformers_5_23.json")
 #: The transformers release the table is generated from.
 PINNED = "5.23.0"
-
-#: Layer kinds a table entry may give.
-LAYER_KINDS = ("rope", "nope", "state_space", "linear_attention", "no_attention")
 
 #: Fields recorded for every RoPE model type when the config has them.
 BASIC_FIELDS = (
