@@ -64,13 +64,7 @@ PINNED = "5.23.0"
 
 #: Fields recorded for every RoPE model type when the config has them.
 BASIC_FIELDS = (
-    "head_dim",
-    "hidden_size",
-    "num_attention_heads",
-    "num_key_value_heads",
-    "num_hidden_layers",
-    "max_position_embeddings",
-    "layer_types",
+    *MAPPED_FIELDS,
     "sliding_window",
     "qk_rope_head_dim",
     "qk_nope_head_dim",
